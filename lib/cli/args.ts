@@ -1,0 +1,97 @@
+/**
+ * Parse argv against a command's flag table (node:util parseArgs underneath)
+ * and render --help from the same table.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from '../core/errors.js';
+import type { Args, CommandSpec, FlagSpec, FlagValue } from './spec.js';
+
+export const GLOBAL_FLAGS: FlagSpec[] = [
+  { name: 'root', type: 'string', value: 'DIR', description: 'memory root (default: $MEMTIER_ROOT, $OPENCLAW_WORKSPACE, nearest folder with MEMORY.md, ~/.openclaw/workspace)' },
+  { name: 'now', type: 'string', value: 'TIME', description: 'pretend the time is TIME (ISO-8601; default $MEMTIER_NOW or the clock)' },
+  { name: 'json', type: 'boolean', description: 'print the result as JSON on stdout' },
+  { name: 'quiet', type: 'boolean', short: 'q', description: 'print only failures and essentials' },
+  { name: 'help', type: 'boolean', short: 'h', description: 'show help' },
+];
+
+export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv: string[]): Args & { global: Record<string, FlagValue> } {
+  const all = [...GLOBAL_FLAGS, ...spec.flags];
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const f of all) {
+    const o: { type: 'string' | 'boolean'; short?: string } = { type: f.type === 'boolean' ? 'boolean' : 'string' };
+    if (f.short) o.short = f.short;
+    options[f.name] = o;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    const msg = (e as Error).message.replace(/\. To specify a positional.*$/s, '');
+    throw new UsageError(`${spec.name}: ${msg}`, `see "memtier ${spec.name} --help"`);
+  }
+  const flags: Record<string, FlagValue> = {};
+  const global: Record<string, FlagValue> = {};
+  for (const f of all) {
+    const raw = (parsed.values as Record<string, string | boolean | undefined>)[f.name];
+    let v: FlagValue = raw;
+    if (raw === undefined) v = f.default as FlagValue;
+    else if (f.type === 'number') {
+      const n = Number(raw);
+      if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
+        throw new UsageError(`${spec.name}: --${f.name} expects a number, got "${String(raw)}"`, `for example --${f.name} ${f.default ?? 10}`);
+      }
+      v = n;
+    } else if (f.type === 'list') {
+      v = String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+    }
+    if (f.choices && typeof v === 'string' && !f.choices.includes(v)) {
+      throw new UsageError(`${spec.name}: --${f.name} must be one of ${f.choices.join(', ')}, got "${v}"`);
+    }
+    if (GLOBAL_FLAGS.includes(f)) global[f.name] = v;
+    else flags[f.name] = v;
+  }
+  return { flags, positionals: parsed.positionals, json: global.json === true, quiet: global.quiet === true, global };
+}
+
+function flagLine(f: FlagSpec): [string, string] {
+  const left = `${f.short ? `-${f.short}, ` : '    '}--${f.name}${f.type === 'boolean' ? '' : ` ${f.value ?? (f.type === 'number' ? 'N' : f.type === 'list' ? 'A,B' : 'VALUE')}`}`;
+  let right = f.description;
+  if (f.choices) right += ` (${f.choices.join('|')})`;
+  if (f.default !== undefined && f.default !== false) right += ` [default: ${String(f.default)}]`;
+  return [left, right];
+}
+
+function table(rows: [string, string][], indent = '  '): string {
+  const w = Math.min(30, Math.max(...rows.map(([l]) => l.length)));
+  return rows.map(([l, r]) => (l.length > w ? `${indent}${l}\n${indent}${' '.repeat(w + 2)}${r}` : `${indent}${l.padEnd(w)}  ${r}`)).join('\n');
+}
+
+export function renderCommandHelp(spec: CommandSpec): string {
+  const parts: string[] = [];
+  parts.push(`memtier ${spec.name} — ${spec.summary}`);
+  parts.push('Usage:\n' + spec.usage.map((u) => `  memtier ${u}`).join('\n'));
+  if (spec.description) parts.push(spec.description.trim());
+  if (spec.subcommands) parts.push('Subcommands:\n' + table(Object.entries(spec.subcommands)));
+  if (spec.flags.length) parts.push('Options:\n' + table(spec.flags.map(flagLine)));
+  parts.push('Global options:\n' + table(GLOBAL_FLAGS.map(flagLine)));
+  if (spec.examples?.length) parts.push('Examples:\n' + spec.examples.map((e) => `  ${e}`).join('\n'));
+  parts.push('Exit codes: 0 ok, 1 findings, 2 usage error or failure.');
+  return parts.join('\n\n') + '\n';
+}
+
+export function renderMainHelp(version: string, commands: { name: string; summary: string; group: string }[]): string {
+  const groups = new Map<string, [string, string][]>();
+  for (const c of commands) {
+    if (!groups.has(c.group)) groups.set(c.group, []);
+    groups.get(c.group)!.push([c.name, c.summary]);
+  }
+  const parts = [
+    `memtier ${version} — long-term memory for AI agents, in plain markdown files`,
+    'Usage:\n  memtier <command> [options]\n  memtier <command> --help',
+  ];
+  for (const [g, rows] of groups) parts.push(`${g}:\n${table(rows)}`);
+  parts.push('Global options:\n' + table(GLOBAL_FLAGS.map(flagLine)));
+  parts.push('Environment: MEMTIER_ROOT, MEMTIER_NOW, MEMTIER_TZ, OPENCLAW_WORKSPACE, OPENCLAW_SESSION_ID.');
+  parts.push('Exit codes: 0 ok, 1 findings (health, verify, review), 2 usage error or failure.');
+  return parts.join('\n\n') + '\n';
+}

@@ -1,0 +1,101 @@
+/**
+ * The CLI core: parse, resolve root and clock, run one command, print, return an exit code.
+ * Only this module (and bin/) deal with process-level concerns; nothing calls process.exit().
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { makeClock } from '../core/clock.js';
+import type { Ctx, Logger } from '../core/context.js';
+import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
+import { assertMemoryRoot, resolveRoot } from '../core/root.js';
+import { findCommand, registry, suggest } from '../commands/index.js';
+import { parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
+import type { Io } from './spec.js';
+
+export interface MainParams extends Io {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function formatError(e: MemtierError): string {
+  const where = e.file ? `${e.file}${e.line ? `:${e.line}` : ''}: ` : '';
+  const rule = e.rule ? ` [${e.rule}]` : '';
+  return `memtier: ${where}${e.message}${rule}${e.hint ? `\n  fix: ${e.hint}` : ''}\n`;
+}
+
+export async function main(p: MainParams): Promise<number> {
+  const { argv, env, cwd, stdout, stderr } = p;
+  const wantsJson = argv.includes('--json');
+  const fail = (e: unknown): number => {
+    const err = isMemtierError(e)
+      ? e
+      : new MemtierError((e as Error)?.message ?? String(e), { code: 'internal', cause: e, hint: 'this is a bug in memtier; please report it with the command you ran' });
+    if (wantsJson) stdout.write(JSON.stringify({ ok: false, error: err.toJSON() }, null, 2) + '\n');
+    else stderr.write(formatError(err));
+    if (!isMemtierError(e) && env.MEMTIER_DEBUG) stderr.write(String((e as Error)?.stack) + '\n');
+    return 2;
+  };
+
+  const cmdIndex = argv.findIndex((a) => !a.startsWith('-'));
+  const name = cmdIndex >= 0 ? argv[cmdIndex]! : undefined;
+  if (name === undefined || name === 'help') {
+    if (argv.includes('--version') || argv.includes('-v')) { stdout.write(version() + '\n'); return 0; }
+    const topic = name === 'help' ? argv[cmdIndex + 1] : undefined;
+    if (topic && findCommand(topic)) {
+      const { command } = await findCommand(topic)!.load();
+      stdout.write(renderCommandHelp(command));
+      return 0;
+    }
+    if (name === undefined && !argv.includes('--help') && !argv.includes('-h') && argv.length > 0) {
+      return fail(new UsageError(`unknown option ${argv[0]}`, 'see "memtier --help"'));
+    }
+    stdout.write(renderMainHelp(version(), registry));
+    return name === undefined && argv.length === 0 ? 2 : 0;
+  }
+  const entry = findCommand(name);
+  if (!entry) {
+    const s = suggest(name);
+    return fail(new UsageError(`unknown command "${name}"`, s.length ? `did you mean: ${s.join(', ')}? (see "memtier --help")` : 'see "memtier --help"'));
+  }
+  try {
+    const { command } = await entry.load();
+    const rest = [...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)];
+    if (rest.includes('--help') || rest.includes('-h')) {
+      stdout.write(renderCommandHelp(command));
+      return 0;
+    }
+    const args = parseCommandArgs(command, rest);
+    const clock = makeClock({
+      now: (args.global.now as string | undefined) ?? env.MEMTIER_NOW,
+      tz: env.MEMTIER_TZ,
+      source: args.global.now ? '--now' : 'MEMTIER_NOW',
+    });
+    const res = resolveRoot({ flag: args.global.root as string | undefined, env, cwd });
+    if (command.needsRoot !== false) assertMemoryRoot(res);
+    const quietLog = args.json || args.quiet;
+    const log: Logger = {
+      info: (m) => { if (!quietLog) stderr.write(m + '\n'); },
+      warn: (m) => { if (!args.json) stderr.write(`warning: ${m}\n`); },
+    };
+    const ctx: Ctx = { root: res.root, clock, log, env, cwd, interactive: !args.json && stderr.isTTY === true };
+    const result = await command.run(ctx, args, p);
+    if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
+    else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
+    return result.exitCode ?? 0;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`commands/${name}.js`)) {
+      return fail(new MemtierError(`command "${name}" is not available in this build`, { code: 'not-implemented' }));
+    }
+    return fail(e);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * One table per command drives parsing, validation and --help.
+ */
+import type { Ctx } from '../core/context.js';
+
+export type FlagType = 'string' | 'boolean' | 'number' | 'list';
+
+export interface FlagSpec {
+  /** Long name without dashes, e.g. `max-chars`. */
+  name: string;
+  type: FlagType;
+  short?: string;
+  /** Placeholder shown in help, e.g. `N`, `DIR`. */
+  value?: string;
+  description: string;
+  default?: string | number | boolean;
+  /** Allowed values for string flags. */
+  choices?: readonly string[];
+}
+
+export type FlagValue = string | number | boolean | string[] | undefined;
+
+export interface Args {
+  flags: Record<string, FlagValue>;
+  positionals: string[];
+  /** Global flags every command gets. */
+  json: boolean;
+  quiet: boolean;
+}
+
+export interface CommandResult {
+  /** 0 ok, 1 findings; failures are thrown as MemtierError (exit 2). */
+  exitCode?: 0 | 1;
+  /** Text for a person (stdout). */
+  text?: string;
+  /** The same result as data, printed under --json. */
+  json?: unknown;
+}
+
+export interface Io {
+  stdin?: NodeJS.ReadableStream;
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  /** Usage lines without the leading `memtier `, e.g. `wal decide TEXT`. */
+  usage: string[];
+  /** Paragraphs shown under the usage. */
+  description?: string;
+  flags: FlagSpec[];
+  /** Subcommands documented in help (name → summary). */
+  subcommands?: Record<string, string>;
+  examples?: string[];
+  /** Commands such as init and bench run without an existing memory. Default true. */
+  needsRoot?: boolean;
+  run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult>;
+}
+
+export function flagString(args: Args, name: string): string | undefined {
+  const v = args.flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+export function flagNumber(args: Args, name: string): number | undefined {
+  const v = args.flags[name];
+  return typeof v === 'number' ? v : undefined;
+}
+export function flagBool(args: Args, name: string): boolean {
+  return args.flags[name] === true;
+}
+export function flagList(args: Args, name: string): string[] | undefined {
+  const v = args.flags[name];
+  return Array.isArray(v) ? v : undefined;
+}

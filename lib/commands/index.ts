@@ -1,0 +1,64 @@
+/**
+ * The command registry: name → summary and a lazy loader, so `memtier X`
+ * loads only X's module (cold calls stay fast).
+ */
+import type { CommandSpec } from '../cli/spec.js';
+
+export interface RegistryEntry {
+  name: string;
+  group: string;
+  summary: string;
+  load: () => Promise<{ command: CommandSpec }>;
+}
+
+/** Load `lib/commands/NAME.js` only when the command runs. */
+const lazy = (file: string) => (): Promise<{ command: CommandSpec }> => import(`./${file}.js`) as Promise<{ command: CommandSpec }>;
+
+export const registry: RegistryEntry[] = [
+  // Memory files and the WAL
+  { name: 'init', group: 'Memory', summary: 'create a memory from the skeleton (never overwrites)', load: lazy('init') },
+  { name: 'adopt', group: 'Memory', summary: 'move OpenClaw daily files and loose notes into the model', load: lazy('adopt') },
+  { name: 'wal', group: 'Memory', summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore', load: lazy('wal') },
+  { name: 'add', group: 'Memory', summary: "append a typed entry to today's episodic file", load: lazy('add') },
+  { name: 'rotate', group: 'Memory', summary: "move the working buffer into today's episodic file", load: lazy('rotate') },
+  { name: 'close-day', group: 'Memory', summary: 'write the closure block of a day from its entries', load: lazy('close-day') },
+  { name: 'boot', group: 'Memory', summary: 'print what to reload after compaction or restart', load: lazy('boot') },
+  { name: 'get', group: 'Memory', summary: 'print a memory file or a line range', load: lazy('get') },
+  { name: 'cache', group: 'Memory', summary: 'session cache: set, get, list, clear', load: lazy('cache') },
+  // Search
+  { name: 'search', group: 'Search', summary: 'ranked search over every tier (tags + BM25 + activation)', load: lazy('search') },
+  { name: 'recall', group: 'Search', summary: 'budgeted memory block to prepend to a prompt', load: lazy('recall') },
+  // Health
+  { name: 'health', group: 'Health', summary: 'check the invariants; --fix repairs what is safe', load: lazy('health') },
+  { name: 'stats', group: 'Health', summary: 'counts, sizes, token estimates, activation, growth', load: lazy('stats') },
+  // Lifecycle
+  { name: 'archive', group: 'Lifecycle', summary: 'move old episodic days to memory/archive/YYYY/MM/', load: lazy('archive') },
+  { name: 'consolidate', group: 'Lifecycle', summary: 'nightly: summarize, decay, index, prune, reconcile MEMORY.md, clean, health', load: lazy('consolidate') },
+  { name: 'review', group: 'Lifecycle', summary: 'weekly review: decisions and lessons to their homes, freshness, report', load: lazy('review') },
+  { name: 'dream', group: 'Lifecycle', summary: 'stage, theme and promote recalled entries into MEMORY.md', load: lazy('dream') },
+  { name: 'verify', group: 'Lifecycle', summary: 'find drift: dead paths, relative dates, contradictions, stale facts', load: lazy('verify') },
+  { name: 'supersede', group: 'Lifecycle', summary: 'mark an entry superseded by a new one', load: lazy('supersede') },
+  { name: 'forget', group: 'Lifecycle', summary: 'move an entry to the trash', load: lazy('forget') },
+  { name: 'palace', group: 'Lifecycle', summary: 'regenerate the views in memory/palace/', load: lazy('palace') },
+  { name: 'sync', group: 'Lifecycle', summary: 'git pull --rebase and push the memory repository', load: lazy('sync') },
+  { name: 'cron', group: 'Lifecycle', summary: 'print or install schedules for consolidate, dream and review', load: lazy('cron') },
+  // Tools
+  { name: 'bench', group: 'Tools', summary: 'benchmarks: write, perf, locomo', load: lazy('bench') },
+];
+
+export function findCommand(name: string): RegistryEntry | undefined {
+  return registry.find((c) => c.name === name);
+}
+
+/** Closest command names by edit distance, for "did you mean". */
+export function suggest(name: string): string[] {
+  const d = (a: string, b: string): number => {
+    const m = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) m[0]![j] = j;
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) {
+      m[i]![j] = Math.min(m[i - 1]![j]! + 1, m[i]![j - 1]! + 1, m[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    return m[a.length]![b.length]!;
+  };
+  return registry.map((c) => [c.name, d(name, c.name)] as const).filter(([, s]) => s <= 2).sort((a, b) => a[1] - b[1]).map(([n]) => n);
+}

@@ -1,0 +1,141 @@
+/**
+ * The entry: one bullet line in a log (working buffer, episodic day, notes).
+ *
+ *   - [YYYY-MM-DD ]HH:MM [TYPE] text #tag #other ^id
+ *
+ * Every part but the bullet and the text is optional when a person writes it;
+ * memtier always writes the time, the type tag and the id. The `^id` is an
+ * Obsidian-style block reference: stable across moves (buffer → episodic →
+ * archive), so a move can be deduplicated and a citation keeps resolving.
+ * A superseded entry is struck through: `- ~~14:30 [DECISION] use MySQL~~ superseded by ^k2j3mx0a ^old1d2e3`.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const ENTRY_TYPES = ['PREF', 'DECISION', 'PROJ', 'TECH', 'LESSON', 'PEOPLE', 'EVENT', 'TEMP'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+/** The one file where each type's durable facts live. */
+export const CANONICAL_HOME: Record<EntryType, string> = {
+  PREF: 'memory/semantic/preferences.md',
+  DECISION: 'memory/semantic/decisions.md',
+  PROJ: 'memory/semantic/projects.md',
+  TECH: 'memory/semantic/infrastructure.md',
+  LESSON: 'memory/procedural/lessons-learned.md',
+  PEOPLE: 'memory/semantic/people.md',
+  EVENT: 'memory/episodic/',
+  TEMP: 'memory/working-buffer.md',
+};
+
+export function isEntryType(s: string): s is EntryType {
+  return (ENTRY_TYPES as readonly string[]).includes(s);
+}
+
+export interface Entry {
+  /** Local date `YYYY-MM-DD` when written on the line (buffer entries), else undefined (the file's day). */
+  date?: string;
+  /** Local time `HH:MM` when present. */
+  time?: string;
+  type?: EntryType;
+  /** The text without time, type, id and strike-through; tags are kept in the text. */
+  text: string;
+  /** Inline `#tags`, lower-cased, without `#`. */
+  tags: string[];
+  id?: string;
+  superseded?: boolean;
+  /** Id of the entry that supersedes this one. */
+  supersededBy?: string;
+}
+
+export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
+const ID_TAIL = /\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
+const TAG_RE = /(?:^|[\s(])#([\p{L}][\p{L}\p{N}_/-]*)/gu;
+const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
+const TYPE = /^\[([A-Z]+)\]\s*/;
+
+/** Is this line a bullet entry (`- ` or `* ` at column 0)? */
+export function isEntryLine(line: string): boolean {
+  return /^[-*] \S/.test(line);
+}
+
+/** Parse one bullet line. Returns undefined for lines that are not bullets. */
+export function parseEntryLine(line: string): Entry | undefined {
+  if (!isEntryLine(line)) return undefined;
+  let rest = line.slice(2).trimEnd();
+  const e: Entry = { text: '', tags: [] };
+  const idm = ID_TAIL.exec(' ' + rest);
+  if (idm) {
+    e.id = idm[1]!;
+    rest = (' ' + rest).slice(0, idm.index).trim();
+  }
+  const sup = /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest);
+  if (sup) {
+    e.superseded = true;
+    if (sup[2]) e.supersededBy = sup[2];
+    rest = sup[1]!.trim();
+  }
+  const hm = HEAD.exec(rest);
+  if (hm) {
+    if (hm[1]) e.date = hm[1];
+    e.time = hm[2]!;
+    rest = rest.slice(hm[0].length);
+  }
+  const tm = TYPE.exec(rest);
+  if (tm && isEntryType(tm[1]!)) {
+    e.type = tm[1] as EntryType;
+    rest = rest.slice(tm[0].length);
+  }
+  e.text = rest.trim();
+  e.tags = extractTags(e.text);
+  return e;
+}
+
+export function extractTags(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(TAG_RE)) out.add(m[1]!.toLowerCase().replace(/[/-]+$/, ''));
+  return [...out];
+}
+
+/** Format an entry as one line (no trailing newline). Text must already be one line. */
+export function formatEntryLine(e: Entry): string {
+  const head = [e.date && e.time ? `${e.date} ${e.time}` : e.time, e.type ? `[${e.type}]` : undefined, e.text]
+    .filter(Boolean)
+    .join(' ');
+  const body = e.superseded ? `~~${head}~~${e.supersededBy ? ` superseded by ^${e.supersededBy}` : ''}` : head;
+  return `- ${body}${e.id ? ` ^${e.id}` : ''}`;
+}
+
+const EPOCH_2020 = Date.UTC(2020, 0, 1);
+
+/**
+ * A new entry id: 6 base36 chars of seconds since 2020 (sortable by time) + 4 random.
+ * 10 chars, lower-case, grep-friendly: `^r7k2mf9x1a`.
+ */
+export function newEntryId(now: Date): string {
+  const secs = Math.max(0, Math.floor((now.getTime() - EPOCH_2020) / 1000));
+  const t = secs.toString(36).padStart(6, '0').slice(-6);
+  const r = randomBytes(4).readUInt32BE(0).toString(36).padStart(4, '0').slice(-4);
+  return t + r;
+}
+
+/** Collapse a user-supplied text to one entry line: CRLF/CR/LF → space, trim. */
+export function oneLine(text: string): string {
+  return text.replace(/\r\n?|\n/g, ' ').replace(/[ \t]+/g, ' ').trim();
+}
+
+export interface LocatedEntry extends Entry {
+  /** 1-based line number. */
+  line: number;
+  raw: string;
+}
+
+/** All bullet entries in a file's text, with their line numbers. */
+export function parseEntries(text: string): LocatedEntry[] {
+  const out: LocatedEntry[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const e = parseEntryLine(raw);
+    if (e) out.push({ ...e, line: i + 1, raw });
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * The file model: where each kind of memory file lives, its tier, and how to list them.
+ * See memory-skeleton/FORMAT.md for the contract.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const PATHS = {
+  memoryIndex: 'MEMORY.md',
+  sessionState: 'SESSION-STATE.md',
+  todos: 'todos.md',
+  dreams: 'DREAMS.md',
+  memoryDir: 'memory',
+  buffer: 'memory/working-buffer.md',
+  episodic: 'memory/episodic',
+  semantic: 'memory/semantic',
+  procedural: 'memory/procedural',
+  graph: 'memory/graph',
+  palace: 'memory/palace',
+  reviews: 'memory/reviews',
+  archive: 'memory/archive',
+  tags: 'memory/TAGS.md',
+  trash: 'memory/.trash',
+  knowledge: 'knowledge',
+  /** Derived state: index cache, lock, recall history. Gitignored, rebuildable. */
+  state: '.memtier',
+} as const;
+
+export type Tier = 'hot' | 'warm' | 'cold' | 'buffer' | 'generated' | 'meta';
+
+export type FileKind =
+  | 'memory-index' | 'session-state' | 'todos' | 'dreams' | 'buffer'
+  | 'episodic' | 'legacy-daily' | 'archive' | 'semantic' | 'procedural' | 'graph'
+  | 'knowledge' | 'palace' | 'review' | 'tags' | 'format' | 'note';
+
+export interface FileInfo {
+  /** Path relative to the root, with forward slashes. */
+  rel: string;
+  kind: FileKind;
+  tier: Tier;
+  /** The day a dated file (episodic, legacy daily, archive) is about, `YYYY-MM-DD`. */
+  date?: string;
+}
+
+const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/;
+
+export function episodicPath(date: string): string {
+  return `${PATHS.episodic}/${date}.md`;
+}
+
+export function archivePath(date: string): string {
+  return `${PATHS.archive}/${date.slice(0, 4)}/${date.slice(5, 7)}/${date}.md`;
+}
+
+/** Classify a root-relative path into its kind and tier. */
+export function classify(rel: string): FileInfo {
+  const r = rel.replace(/\\/g, '/');
+  const day = DAY.exec(r)?.[1];
+  const withDate = (kind: FileKind, tier: Tier): FileInfo => (day ? { rel: r, kind, tier, date: day } : { rel: r, kind, tier });
+  if (r === PATHS.memoryIndex) return { rel: r, kind: 'memory-index', tier: 'hot' };
+  if (r === PATHS.sessionState) return { rel: r, kind: 'session-state', tier: 'hot' };
+  if (r === PATHS.todos) return { rel: r, kind: 'todos', tier: 'hot' };
+  if (r === PATHS.dreams) return { rel: r, kind: 'dreams', tier: 'generated' };
+  if (r === PATHS.buffer) return { rel: r, kind: 'buffer', tier: 'buffer' };
+  if (r === PATHS.tags) return { rel: r, kind: 'tags', tier: 'meta' };
+  if (r === 'memory/FORMAT.md') return { rel: r, kind: 'format', tier: 'meta' };
+  if (r.startsWith(PATHS.episodic + '/')) return withDate('episodic', 'cold');
+  if (r.startsWith(PATHS.archive + '/')) return withDate('archive', 'cold');
+  if (r.startsWith(PATHS.semantic + '/')) return { rel: r, kind: 'semantic', tier: 'warm' };
+  if (r.startsWith(PATHS.procedural + '/')) return { rel: r, kind: 'procedural', tier: 'warm' };
+  if (r.startsWith(PATHS.graph + '/')) return { rel: r, kind: 'graph', tier: 'warm' };
+  if (r.startsWith(PATHS.knowledge + '/')) return { rel: r, kind: 'knowledge', tier: 'warm' };
+  if (r.startsWith(PATHS.palace + '/')) return { rel: r, kind: 'palace', tier: 'generated' };
+  if (r.startsWith(PATHS.reviews + '/')) return { rel: r, kind: 'review', tier: 'generated' };
+  // OpenClaw's own memory flush: memory/YYYY-MM-DD.md and memory/YYYY-MM-DD-slug.md
+  if (/^memory\/\d{4}-\d{2}-\d{2}(?:-[^/]*)?\.md$/.test(r)) return withDate('legacy-daily', 'cold');
+  return { rel: r, kind: 'note', tier: 'warm' };
+}
+
+const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
+
+/**
+ * Every markdown file of the memory (root-level *.md that memtier owns plus everything under
+ * memory/ and knowledge/), sorted, as root-relative paths. Skips .trash, .memtier, dot folders
+ * and symlinks. Cheap: readdir only, no stat.
+ */
+export function listMemoryFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (relDir: string): void => {
+    let ents;
+    try { ents = readdirSync(join(root, relDir), { withFileTypes: true }); } catch { return; }
+    for (const d of ents) {
+      const rel = relDir ? `${relDir}/${d.name}` : d.name;
+      if (d.isDirectory()) {
+        if (SKIP_DIRS.has(d.name) || d.name.startsWith('.')) continue;
+        walk(rel);
+      } else if (d.isFile() && d.name.endsWith('.md')) {
+        out.push(rel);
+      }
+    }
+  };
+  // root-level: only the files memtier knows (a workspace root also holds SOUL.md, USER.md, code…)
+  try {
+    const top = new Set(readdirSync(root));
+    for (const f of [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams]) if (top.has(f)) out.push(f);
+  } catch { return []; }
+  walk(PATHS.memoryDir);
+  walk(PATHS.knowledge);
+  return out.sort();
+}

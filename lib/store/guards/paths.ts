@@ -1,0 +1,48 @@
+/**
+ * Path containment: every path memtier writes must stay inside the memory root,
+ * with no symlinked file or directory anywhere between the root and the target.
+ */
+import { lstatSync } from 'node:fs';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import { MemtierError } from '../../core/errors.js';
+
+const BAD_CHARS = /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/u;
+
+export const SESSION_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function assertSessionId(id: string): string {
+  if (!SESSION_ID_RE.test(id)) {
+    throw new MemtierError(`invalid session id "${id.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)}"`, {
+      code: 'session-id',
+      rule: 'session-id',
+      hint: 'a session id is 1-64 characters: letters, digits, "_" and "-", starting with a letter or digit',
+    });
+  }
+  return id;
+}
+
+/**
+ * Validate a root-relative path and return its absolute form. Refuses absolute paths,
+ * `..`, NUL and control/bidi/zero-width characters, and symlinks on the way (when `checkLinks`).
+ */
+export function resolveInside(root: string, rel: string, opts: { checkLinks?: boolean } = {}): string {
+  const fail = (why: string, hint: string): never => {
+    throw new MemtierError(`path "${rel.replace(BAD_CHARS, '?')}" ${why}`, { code: 'path', rule: 'path-containment', file: rel.replace(BAD_CHARS, '?'), hint });
+  };
+  if (rel.length === 0) fail('is empty', 'give a path relative to the memory root, e.g. memory/semantic/people.md');
+  if (BAD_CHARS.test(rel)) fail('contains a control, bidi or zero-width character', 'use plain printable characters in paths');
+  if (isAbsolute(rel) || /^[A-Za-z]:/.test(rel)) fail('is absolute', 'give a path relative to the memory root');
+  const norm = normalize(rel);
+  if (norm === '..' || norm.startsWith('..' + sep) || norm.split(sep).includes('..')) fail('leaves the memory root', 'remove ".." from the path');
+  const abs = join(root, norm);
+  if (opts.checkLinks !== false) {
+    let cur = root;
+    for (const part of norm.split(sep).filter(Boolean)) {
+      cur = join(cur, part);
+      let st;
+      try { st = lstatSync(cur); } catch { break; } // does not exist yet: nothing below can be a link
+      if (st.isSymbolicLink()) fail(`goes through a symbolic link (${cur.slice(root.length + 1)})`, 'memtier never writes through symlinks; replace the link with a real file or folder');
+    }
+  }
+  return abs;
+}

@@ -1,0 +1,86 @@
+/**
+ * Secret refusal: credentials never reach a memory file. The table is ours (secretlint's
+ * recommended preset misses several of these) and each rule is tested against a positive
+ * sample and a benign corpus (git SHAs, UUIDs, hashes, ordinary notes).
+ */
+import { MemtierError } from '../../core/errors.js';
+
+export interface SecretRule {
+  id: string;
+  description: string;
+  re: RegExp;
+  /** Which capture group holds the secret value to mask (default: whole match). */
+  group?: number;
+}
+
+export const SECRET_RULES: SecretRule[] = [
+  { id: 'anthropic-key', description: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
+  { id: 'openai-key', description: 'OpenAI API key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/ },
+  { id: 'github-token', description: 'GitHub token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/ },
+  { id: 'github-pat', description: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{30,}/ },
+  { id: 'clawhub-token', description: 'ClawHub token', re: /\bclh_[A-Za-z0-9_-]{16,}/ },
+  { id: 'aws-access-key-id', description: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { id: 'aws-secret-key', description: 'AWS secret access key', re: /\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i, group: 1 },
+  { id: 'slack-token', description: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
+  { id: 'slack-webhook', description: 'Slack webhook URL', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}/ },
+  { id: 'google-api-key', description: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}/ },
+  { id: 'stripe-key', description: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{16,}/ },
+  { id: 'jwt', description: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
+  { id: 'npm-token', description: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { id: 'gitlab-token', description: 'GitLab token', re: /\bglpat-[A-Za-z0-9_-]{20,}/ },
+  { id: 'huggingface-token', description: 'Hugging Face token', re: /\bhf_[A-Za-z0-9]{30,}/ },
+  { id: 'private-key', description: 'private key block', re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+  { id: 'url-credentials', description: 'credentials in a URL', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]{3,})@[^\s]+/i, group: 1 },
+  {
+    id: 'password-assignment',
+    description: 'password, secret, token or API key assignment',
+    re: /\b(?:password|passwd|pwd|secret|client_secret|token|access_token|auth_token|api_?key|apikey)\b["']?\s*[:=]\s*["']?([^\s"',;]{4,})/i,
+    group: 1,
+  },
+];
+
+export interface SecretFinding {
+  rule: string;
+  description: string;
+  /** 1-based line of the match in the scanned text. */
+  line: number;
+  /** The value with all but its first 4 characters masked. Never the secret itself. */
+  masked: string;
+}
+
+/** Mask a secret: keep at most 4 leading characters, then `****` and the length. */
+export function mask(value: string): string {
+  const keep = value.length > 12 ? 4 : Math.min(2, value.length);
+  return `${value.slice(0, keep)}****(${value.length} chars)`;
+}
+
+/** Placeholder values people write in docs: not secrets. */
+const PLACEHOLDER = /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{?[A-Z_]+\}?|%[A-Z_]+%|changeme|redacted|example|your[-_a-z]*|null|none|true|false|\[redacted\])$/i;
+
+export function scanSecrets(text: string): SecretFinding[] {
+  const out: SecretFinding[] = [];
+  for (const rule of SECRET_RULES) {
+    const re = new RegExp(rule.re.source, rule.re.flags.includes('g') ? rule.re.flags : rule.re.flags + 'g');
+    for (const m of text.matchAll(re)) {
+      const value = m[rule.group ?? 0] ?? m[0];
+      if (rule.group && PLACEHOLDER.test(value)) continue;
+      const line = text.slice(0, m.index).split('\n').length;
+      out.push({ rule: rule.id, description: rule.description, line, masked: mask(value) });
+    }
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
+/** Throw (without echoing the secret) when `text` holds a credential. */
+export function assertNoSecrets(text: string, file: string, lineOffset = 0): void {
+  const found = scanSecrets(text);
+  if (found.length === 0) return;
+  const f = found[0]!;
+  throw new MemtierError(`refused: looks like a ${f.description} (${f.masked})${found.length > 1 ? ` and ${found.length - 1} more` : ''}`, {
+    code: 'secret',
+    rule: f.rule,
+    file,
+    line: f.line + lineOffset,
+    hint: 'never store credentials in memory; keep them in a secret manager and write where to find them instead',
+  });
+}
