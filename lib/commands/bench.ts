@@ -1,0 +1,48 @@
+/**
+ * `memtier bench write|perf|locomo`: each benchmark lives in lib/bench/NAME.ts and exports
+ * `bench: BenchSpec`; this command only dispatches, so a benchmark's code loads only when run.
+ */
+import type { Args, CommandResult, CommandSpec, FlagSpec, Io } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+
+export interface BenchSpec {
+  name: string;
+  summary: string;
+  run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult>;
+}
+
+const lazyBench = (file: string) => (): Promise<{ bench: BenchSpec }> => import(`../bench/${file}.js`) as Promise<{ bench: BenchSpec }>;
+
+const BENCHES: Record<string, { summary: string; load: () => Promise<{ bench: BenchSpec }> }> = {
+  write: { summary: 'cold whole-process `memtier wal decide` median vs bare `node -e ""`', load: lazyBench('write') },
+  perf: { summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS', load: lazyBench('perf') },
+  locomo: { summary: 'retrieval quality on a LoCoMo-shaped file (recall@k per category)', load: lazyBench('locomo') },
+};
+
+const flags: FlagSpec[] = [
+  { name: 'runs', type: 'number', value: 'N', description: 'whole-process runs per measurement (write, perf)', default: 15 },
+  { name: 'notes', type: 'number', value: 'N', description: 'synthetic notes to generate (perf)', default: 10000 },
+  { name: 'dir', type: 'string', value: 'DIR', description: 'where to build the synthetic memory (perf; default: a temp dir, removed after)' },
+  { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json' },
+  { name: 'conversations', type: 'string', value: 'RANGE', description: 'conversations to run (locomo), e.g. 0-4 or 0,2' },
+  { name: 'k', type: 'list', value: 'K,K', description: 'cut-offs for recall@k (locomo)', default: '5,10' },
+];
+
+export const command: CommandSpec = {
+  name: 'bench',
+  summary: 'benchmarks: write, perf, locomo',
+  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]'],
+  description: 'Benchmarks measure whole processes (what an agent pays per call) and print JSON with --json.\nThey never need an existing memory: each builds its own in a temporary folder.',
+  subcommands: Object.fromEntries(Object.entries(BENCHES).map(([k, v]) => [k, v.summary])),
+  flags,
+  needsRoot: false,
+  examples: ['memtier bench write', 'memtier bench perf --notes 10000 --json', 'memtier bench locomo --data ../shared/bench/locomo-dev.json'],
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const [sub, ...rest] = args.positionals;
+    const b = sub ? BENCHES[sub] : undefined;
+    if (!b) throw new UsageError(sub ? `unknown benchmark "${sub}"` : 'bench needs a benchmark name', `one of: ${Object.keys(BENCHES).join(', ')}`);
+    const { bench } = await b.load();
+    return bench.run(ctx, { ...args, positionals: rest }, io);
+  },
+};
