@@ -18,13 +18,15 @@ export interface MainParams extends Io {
   cwd: string;
 }
 
+/** The package version, from the nearest package.json above this module (works from lib/ and dist/lib/). */
 export function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
-    return pkg.version;
-  } catch {
-    return '0.0.0';
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'memtier') return pkg.version;
+    } catch { /* try the next level */ }
   }
+  return '0.0.0';
 }
 
 function formatError(e: MemtierError): string {

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { registry } from '../../lib/commands/index.js';
+import { REPO, runCli, tmpTree } from '../helpers.js';
+
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+describe('memtier (CLI core)', () => {
+  it('prints the version', async () => {
+    const r = await runCli(['--version']);
+    expect(r).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it('--help lists every command of the registry and the exit codes', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of registry) expect(r.stdout).toContain(c.name);
+    expect(r.stdout).toMatch(/Exit codes: 0 ok, 1 findings/);
+  });
+
+  it('no arguments: help on stdout, usage exit 2', async () => {
+    const r = await runCli([]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/Usage:/);
+  });
+
+  it('an unknown command suggests the closest one', async () => {
+    const r = await runCli(['serch', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "serch"/);
+    expect(r.stderr).toMatch(/did you mean: search/);
+  });
+
+  it('errors are JSON on stdout under --json', async () => {
+    const r = await runCli(['serch', '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'usage' } });
+  });
+
+  it('a command without a memory says to run memtier init', async () => {
+    const empty = tmpTree();
+    const r = await runCli(['boot', '--root', empty]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no memory found/);
+    expect(r.stderr).toMatch(/memtier init/);
+  });
+
+  it('a bad --now is a usage error naming the value', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    const r = await runCli(['boot', '--root', root, '--now', 'tomorrowish']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--now is not a valid date\/time: "tomorrowish"/);
+  });
+
+  it('every registered command loads and has help, usage and a summary', async () => {
+    for (const c of registry) {
+      const { command } = await c.load();
+      expect(command.name).toBe(c.name);
+      expect(command.usage.length).toBeGreaterThan(0);
+      const r = await runCli([c.name, '--help']);
+      expect(r.code, c.name).toBe(0);
+      expect(r.stdout).toContain(`memtier ${c.name}`);
+      expect(r.stdout).toMatch(/--json/);
+    }
+  });
+
+  it('an unknown flag is a usage error that points at the command help', async () => {
+    const r = await runCli(['bench', '--frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Unknown option '--frobnicate'/);
+    expect(r.stderr).toMatch(/memtier bench --help/);
+  });
+});
