@@ -1,0 +1,60 @@
+/**
+ * `memtier health`: check the memory's invariants (seed 004's nine and more), write
+ * .memtier/health.json, and with --fix repair what is safe to repair.
+ */
+import type { Args, CommandResult, CommandSpec, FlagSpec } from '../cli/spec.js';
+import { flagBool, flagList, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { CHECKS } from '../health/checks/index.js';
+import { renderText, reportJson, writeHealthJson, HEALTH_JSON } from '../health/report.js';
+import { runHealth, selectChecks } from '../health/run.js';
+import { checkDoc, checksTableBlock } from '../health/table.js';
+
+const flags: FlagSpec[] = [
+  { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, trash temp files and stale locks, rotate the buffer, archive overdue days, add closure skeletons, rebuild the index' },
+  { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
+  { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
+  { name: 'markdown', type: 'boolean', description: 'with --list: print the README table of checks (between its markers)' },
+  { name: 'explain', type: 'string', value: 'ID', description: 'print the doc entry of one check: trigger, failing and fixed examples, why it matters' },
+];
+
+export const command: CommandSpec = {
+  name: 'health',
+  summary: 'check the invariants; --fix repairs what is safe',
+  usage: ['health [--fix] [--only ID,ID] [--quiet] [--json]', 'health --list [--markdown]', 'health --explain ID'],
+  description: [
+    'Runs every check over one read of the memory and prints each finding with its file, line and fix.',
+    'FAIL means the memory cannot be trusted: seed 004\'s rule is to fix it before answering questions that',
+    'depend on memory. WARN and info never fail the run. The report is also written to ' + HEALTH_JSON + '.',
+    '',
+    '--fix never removes or rewrites what a person wrote: it moves crash leftovers to memory/.trash/,',
+    'appends closure skeletons, moves overdue days to memory/archive/YYYY/MM/, and reports the rest.',
+    'A second --fix finds nothing to fix. --quiet prints failures only (for agents).',
+    '',
+    'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
+  ].join('\n'),
+  flags,
+  examples: ['memtier health', 'memtier health --quiet', 'memtier health --fix', 'memtier health --only buffer-size,wal-integrity --json', 'memtier health --list --markdown', 'memtier health --explain closure-block'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const explain = flagString(args, 'explain');
+    if (explain !== undefined) {
+      const [c] = selectChecks([explain]);
+      return { text: checkDoc(c!), json: { ...c!, run: undefined, fix: undefined } };
+    }
+    if (flagBool(args, 'list')) {
+      if (flagBool(args, 'markdown')) return { text: checksTableBlock(), json: { markdown: checksTableBlock() } };
+      const w = Math.max(...CHECKS.map((c) => c.id.length));
+      return {
+        text: CHECKS.map((c) => `${c.id.padEnd(w)}  ${c.severity.padEnd(4)}  ${c.fixable ? 'fix' : '   '}  ${c.description}`).join('\n'),
+        json: CHECKS.map((c) => ({ id: c.id, description: c.description, severity: c.severity, fixable: c.fixable, source: c.source, doc: c.doc })),
+      };
+    }
+    if (flagBool(args, 'markdown')) throw new UsageError('--markdown goes with --list', 'memtier health --list --markdown');
+    const only = flagList(args, 'only');
+    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), ...(only ? { only } : {}) });
+    const problem = writeHealthJson(ctx, report);
+    if (problem) ctx.log.warn(problem);
+    return { exitCode: report.exitCode, text: renderText(report, { quiet: args.quiet }), json: reportJson(report) };
+  },
+};

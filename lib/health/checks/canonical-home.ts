@@ -1,0 +1,65 @@
+import { CANONICAL_HOME } from '../../format/entry.js';
+import type { Check, Finding } from '../types.js';
+import { normalizeFact } from '../markdown.js';
+import type { MemFile, Snapshot } from '../snapshot.js';
+import type { LocatedEntry } from '../../format/entry.js';
+
+/** Where facts live (logs repeat facts on purpose: an episodic decision is extracted to decisions.md). */
+export const FACT_KINDS = new Set<MemFile['kind']>(['memory-index', 'semantic', 'procedural', 'knowledge', 'graph', 'note']);
+
+export interface FactOcc { f: MemFile; e: LocatedEntry; key: string }
+
+/** Fact entries worth comparing: at least 4 words and 20 characters once normalized. */
+export function factOccurrences(snap: Snapshot, kinds: Set<MemFile['kind']>): FactOcc[] {
+  const out: FactOcc[] = [];
+  for (const f of snap.files) {
+    if (f.text === undefined || !kinds.has(f.kind)) continue;
+    for (const e of snap.entries(f)) {
+      if (e.superseded) continue;
+      const key = normalizeFact(e.text);
+      if (key.length >= 20 && key.split(' ').length >= 4) out.push({ f, e, key });
+    }
+  }
+  return out;
+}
+
+/** Seed 004's canonical owner rule: the same fact written in two files. */
+export const check: Check = {
+  id: 'canonical-home',
+  description: 'each fact has one home: the same fact text does not appear in two files',
+  severity: 'warn',
+  fixable: false,
+  source: 'seed 004 canonical owner',
+  doc: {
+    trigger: 'the same entry text (ignoring case, punctuation, time, type, tags and ^id) in two of MEMORY.md, semantic, procedural, knowledge, graph notes and loose notes',
+    failing: 'memory/semantic/preferences.md and MEMORY.md both say `- Reports are written in British English`',
+    fixed: 'memory/semantic/preferences.md keeps the fact; MEMORY.md links to it: `- [Preferences](memory/semantic/preferences.md) — British English`',
+    why: 'two copies drift apart: one gets corrected, the other keeps the old value, and recall returns both',
+  },
+  run(snap) {
+    const groups = new Map<string, FactOcc[]>();
+    for (const o of factOccurrences(snap, FACT_KINDS)) {
+      const g = groups.get(o.key);
+      if (g) g.push(o); else groups.set(o.key, [o]);
+    }
+    const out: Finding[] = [];
+    for (const g of groups.values()) {
+      if (new Set(g.map((o) => o.f.rel)).size < 2) continue;
+      const type = g.find((o) => o.e.type)?.e.type;
+      const home = type ? CANONICAL_HOME[type] : undefined;
+      const keep = g.find((o) => home && o.f.rel.startsWith(home)) ?? g.find((o) => o.f.kind !== 'memory-index') ?? g[0]!;
+      for (const o of g) {
+        if (o === keep || o.f.rel === keep.f.rel) continue;
+        out.push({
+          check: 'canonical-home',
+          severity: 'warn',
+          file: o.f.rel,
+          line: o.e.line,
+          message: `same fact as ${keep.f.rel}:${keep.e.line}${home ? ` (its home is ${home})` : ''}`,
+          fix: `keep it in ${keep.f.rel} and replace this copy with a link, or remove it`,
+        });
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,96 @@
+import { readFileSync, realpathSync, statfsSync } from 'node:fs';
+import { isoWeek, localDate } from '../../core/clock.js';
+import type { Check, Finding } from '../types.js';
+import type { Snapshot } from '../snapshot.js';
+
+/** Filesystem types where locks, fsync or rename atomicity cannot be trusted. */
+export const NETWORK_FS = new Set(['nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', 'fuse.sshfs', 'sshfs', '9p', 'afs', 'glusterfs', 'fuse.glusterfs', 'ceph', 'fuse.ceph', 'davfs', 'fuse.rclone', 'fuse.s3fs', 'lustre', 'gpfs', 'fuse.gcsfuse', 'virtiofs', 'vboxsf']);
+
+/** The mount holding `path` according to /proc/mounts (Linux): its mount point and type. */
+export function mountOf(path: string, mounts = readMounts()): { point: string; type: string } | undefined {
+  let real = path;
+  try { real = realpathSync(path); } catch { /* keep */ }
+  let best: { point: string; type: string } | undefined;
+  for (const m of mounts) {
+    const inside = real === m.point || real.startsWith(m.point.endsWith('/') ? m.point : m.point + '/');
+    if (inside && (!best || m.point.length >= best.point.length)) best = m;
+  }
+  return best;
+}
+
+function readMounts(): { point: string; type: string }[] {
+  try {
+    return readFileSync('/proc/mounts', 'utf8').split('\n').filter(Boolean).map((l) => {
+      const p = l.split(' ');
+      return { point: (p[1] ?? '').replace(/\\040/g, ' '), type: p[2] ?? '' };
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Bytes written per ISO week: dated files count on their day, others on their last change. */
+export function growthByWeek(snap: Snapshot, tz: string): Map<string, number> {
+  const weeks = new Map<string, number>();
+  for (const f of snap.files) {
+    const day = f.date ?? localDate(new Date(f.mtimeMs), tz);
+    const w = isoWeek(day);
+    weeks.set(w, (weeks.get(w) ?? 0) + f.size);
+  }
+  return new Map([...weeks].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+export function totalBytes(snap: Snapshot): number {
+  return snap.files.reduce((s, f) => s + f.size, 0) + snap.otherFiles.reduce((s, f) => s + f.size, 0);
+}
+
+/** Seed 000's disk-health monitoring. */
+export const check: Check = {
+  id: 'disk',
+  description: 'free space on the memory\'s filesystem, total size, largest files, growth per week; warns on a network filesystem',
+  severity: 'warn',
+  fixable: false,
+  source: 'seed 000 disk health',
+  doc: {
+    trigger: 'less than 100 MiB (or 5%) free on the memory\'s filesystem, growth that fills it within a year, or a root on NFS/SMB/sshfs/9p and similar',
+    failing: 'root on an nfs4 mount with 40 MiB free',
+    fixed: 'root on a local disk with room to grow (git syncs it between machines)',
+    why: 'a full disk fails every write; on network filesystems file locks and fsync are not reliable, so two agents can corrupt the WAL',
+  },
+  run(snap, env) {
+    const out: Finding[] = [];
+    const total = totalBytes(snap);
+    const largest = [...snap.files, ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
+    const weeks = growthByWeek(snap, env.ctx.clock.tz);
+    const thisWeek = isoWeek(env.today);
+    const recent = [...weeks].filter(([w]) => w <= thisWeek).slice(-4);
+    const perWeek = recent.length ? Math.round(recent.reduce((s, [, b]) => s + b, 0) / recent.length) : 0;
+    const figures: Record<string, unknown> = {
+      totalBytes: total,
+      files: snap.files.length,
+      trashBytes: snap.trashBytes,
+      stateBytes: snap.stateBytes,
+      largest,
+      growthBytesPerWeek: perWeek,
+      weeks: Object.fromEntries([...weeks].slice(-8)),
+    };
+    try {
+      const st = statfsSync(snap.root);
+      const free = st.bavail * st.bsize;
+      const size = st.blocks * st.bsize;
+      figures.freeBytes = free;
+      figures.fsBytes = size;
+      const low = free < env.limits.minFreeBytes || (size > 0 && free / size < 0.05);
+      if (low) out.push({ check: 'disk', severity: 'warn', file: '.', message: `only ${(free / 1048576).toFixed(1)} MiB free on the memory's filesystem`, fix: 'free space (memory/.trash can be emptied after review) before writes start failing' });
+      else if (perWeek > 0 && free / perWeek < 52) out.push({ check: 'disk', severity: 'warn', file: '.', message: `at ${perWeek} bytes a week the filesystem is full in ${Math.floor(free / perWeek)} weeks`, fix: 'archive or move the memory to a larger disk' });
+    } catch (e) {
+      out.push({ check: 'disk', severity: 'info', file: '.', message: `free space unknown: ${(e as Error).message}` });
+    }
+    const m = mountOf(snap.root);
+    if (m) figures.filesystem = m.type;
+    if (m && NETWORK_FS.has(m.type)) {
+      out.push({ check: 'disk', severity: 'warn', file: '.', message: `the memory is on a network filesystem (${m.type} at ${m.point}): locks and fsync are not reliable there`, fix: 'keep the memory on a local disk and use "memtier sync" (git) to share it' });
+    }
+    return { findings: out, figures };
+  },
+};

@@ -1,0 +1,45 @@
+import { daysBetween } from '../../core/clock.js';
+import type { Check, Finding } from '../types.js';
+import { filesOf } from '../snapshot.js';
+import { frontmatterBlock } from '../markdown.js';
+
+const FIELD = /^\s*#?\s*last[_-]verified\s*:\s*["']?([^"'\s]*)/i;
+
+/** Seed 004 invariant 3: `last_verified` younger than 30 days on every WARM note. */
+export const check: Check = {
+  id: 'last-verified',
+  description: 'every WARM note has a `last_verified` date younger than 30 days',
+  severity: 'fail',
+  fixable: false,
+  source: 'seed 004 #3',
+  doc: {
+    trigger: 'a semantic, procedural or knowledge note whose `last_verified:` (frontmatter, or a line in its first 10 lines) is 30 or more days old; a missing date warns',
+    failing: '---\ntags: [infrastructure]\nlast_verified: 2026-03-01\n---',
+    fixed: '---\ntags: [infrastructure]\nlast_verified: 2026-05-14\n---\n(after re-reading the note and correcting what changed)',
+    why: 'facts drift: an IP, a price, a preference. The date says when a person or the weekly review last confirmed the note, so an agent knows how far to trust it',
+  },
+  run(snap, env) {
+    const out: Finding[] = [];
+    const max = env.limits.verifiedDays;
+    for (const f of filesOf(snap, 'semantic', 'procedural', 'knowledge')) {
+      const lines = snap.lines(f);
+      const fm = frontmatterBlock(lines);
+      const scan = fm ? fm.body : lines.slice(0, 10).map((text, i) => ({ line: i + 1, text }));
+      const hit = scan.map((l) => ({ ...l, m: FIELD.exec(l.text) })).find((l) => l.m);
+      if (!hit) {
+        out.push({ check: 'last-verified', severity: 'warn', file: f.rel, message: 'no last_verified date', fix: `add \`last_verified: ${env.today}\` to the frontmatter after checking the note` });
+        continue;
+      }
+      const v = hit.m![1]!;
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
+        out.push({ check: 'last-verified', severity: 'fail', file: f.rel, line: hit.line, message: `last_verified "${v}" is not a date (expected YYYY-MM-DD)`, fix: `write it as last_verified: ${env.today}` });
+        continue;
+      }
+      const age = daysBetween(v, env.today);
+      if (age >= max) {
+        out.push({ check: 'last-verified', severity: 'fail', file: f.rel, line: hit.line, message: `last verified ${v}, ${age} days ago (limit ${max})`, fix: `re-check the note, then set last_verified: ${env.today} (the weekly review lists stale notes)` });
+      }
+    }
+    return out;
+  },
+};

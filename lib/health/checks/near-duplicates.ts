@@ -1,0 +1,99 @@
+import type { Check, Finding } from '../types.js';
+import type { MemFile, Snapshot } from '../snapshot.js';
+import { normalizeFact } from '../markdown.js';
+import type { LocatedEntry } from '../../format/entry.js';
+import { FACT_KINDS } from './canonical-home.js';
+
+const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily', 'session-state']);
+
+interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
+
+/**
+ * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, by prefix filtering (exact for
+ * Jaccard): order each set's words by rarity; two sets can reach `t` only if they share one of
+ * their first |x| − ⌈t·|x|⌉ + 1 words. Near-linear on real memories, no all-pairs pass.
+ */
+export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
+  const df = new Map<string, number>();
+  for (const r of recs) for (const w of r.words) df.set(w, (df.get(w) ?? 0) + 1);
+  const sorted = recs.map((r) => [...r.words].sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1)));
+  const postings = new Map<string, number[]>();
+  const out: [number, number, number][] = [];
+  const seen = new Set<string>();
+  sorted.forEach((ws, i) => {
+    const prefix = ws.length - Math.ceil(t * ws.length) + 1;
+    const cands = new Set<number>();
+    for (const w of ws.slice(0, prefix)) {
+      const p = postings.get(w);
+      if (p) for (const j of p) cands.add(j);
+    }
+    for (const j of cands) {
+      const a = sorted[j]!;
+      if (Math.min(a.length, ws.length) < t * Math.max(a.length, ws.length)) continue;
+      const set = new Set(a);
+      let inter = 0;
+      for (const w of ws) if (set.has(w)) inter++;
+      const jac = inter / (a.length + ws.length - inter);
+      const k = `${j}:${i}`;
+      if (jac >= t && !seen.has(k)) { seen.add(k); out.push([j, i, jac]); }
+    }
+    for (const w of ws.slice(0, prefix)) {
+      const p = postings.get(w);
+      if (p) p.push(i); else postings.set(w, [i]);
+    }
+  });
+  return out;
+}
+
+function records(snap: Snapshot): Rec[] {
+  const out: Rec[] = [];
+  for (const f of snap.files) {
+    if (f.text === undefined) continue;
+    const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+    if (!group) continue;
+    for (const e of snap.entries(f)) {
+      if (e.superseded) continue;
+      const key = normalizeFact(e.text);
+      const words = [...new Set(key.split(' ').filter((w) => w.length > 1))];
+      if (words.length >= 4) out.push({ f, e, key, words, group });
+    }
+  }
+  return out;
+}
+
+/** Near-duplicate entries: the same fact or event written twice with small changes. */
+export const check: Check = {
+  id: 'near-duplicates',
+  description: 'no two entries say nearly the same thing (word-set similarity ≥ 0.8), among facts and among logs',
+  severity: 'warn',
+  fixable: false,
+  source: 'seed 003 dedup, seed 000',
+  doc: {
+    trigger: 'two entries (facts with facts, log entries with log entries; not the same ^id) whose sets of words overlap by 80% or more; exact copies across fact files are reported by canonical-home instead',
+    failing: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n- 16:40 [PREF] Ana prefers short status reports on Friday ^e5f6a7b8',
+    fixed: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n(the second one removed, or struck through: `memtier supersede`)',
+    why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
+  },
+  run(snap, env) {
+    const recs = records(snap);
+    const out: Finding[] = [];
+    for (const group of ['fact', 'log'] as const) {
+      const rs = recs.filter((r) => r.group === group);
+      for (const [i, j, jac] of similarPairs(rs, env.limits.nearDuplicate)) {
+        const a = rs[i]!;
+        const b = rs[j]!;
+        if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
+        if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
+        out.push({
+          check: 'near-duplicates',
+          severity: 'warn',
+          file: b.f.rel,
+          line: b.e.line,
+          message: `${Math.round(jac * 100)}% the same as ${a.f.rel}:${a.e.line}`,
+          fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
+        });
+      }
+    }
+    return { findings: out, figures: { entriesCompared: recs.length } };
+  },
+};

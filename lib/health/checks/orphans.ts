@@ -1,0 +1,40 @@
+import type { Check, Finding } from '../types.js';
+import type { MemFile } from '../snapshot.js';
+
+/** Logs whose entries should carry a type; memtier-managed ones warn, hand-kept ones inform. */
+const MANAGED = new Set<MemFile['kind']>(['buffer', 'episodic']);
+const HAND = new Set<MemFile['kind']>(['legacy-daily', 'archive']);
+
+/** Seed 002's orphans: entries with neither a [TYPE] nor a #tag cannot be classified, decayed or routed. */
+export const check: Check = {
+  id: 'orphans',
+  description: 'log entries have a [TYPE] or a #tag (seed 002 "orphans"); counted per file',
+  severity: 'warn',
+  fixable: false,
+  source: 'seed 002 orphans',
+  doc: {
+    trigger: 'a bullet in the buffer or an episodic day with neither a `[TYPE]` nor a `#tag` (OpenClaw daily files and the archive only inform)',
+    failing: '- 14:02 talked to Ana about the migration',
+    fixed: '- 14:02 [PEOPLE] talked to Ana about the migration #projects ^k2j3mx0a',
+    why: 'the type decides an entry\'s canonical home and its half-life; an untyped entry is never promoted, extracted or decayed correctly',
+  },
+  run(snap) {
+    const out: Finding[] = [];
+    let total = 0;
+    for (const f of snap.files) {
+      if (f.text === undefined || !(MANAGED.has(f.kind) || HAND.has(f.kind))) continue;
+      const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded);
+      if (orphans.length === 0) continue;
+      total += orphans.length;
+      out.push({
+        check: 'orphans',
+        severity: MANAGED.has(f.kind) ? 'warn' : 'info',
+        file: f.rel,
+        line: orphans[0]!.line,
+        message: `${orphans.length} ${orphans.length === 1 ? 'entry has' : 'entries have'} no [TYPE] and no #tag`,
+        fix: f.kind === 'legacy-daily' ? 'run "memtier adopt" to bring the file into the model' : 'add a type such as [EVENT] or [DECISION] after the time',
+      });
+    }
+    return { findings: out, figures: { orphans: total } };
+  },
+};

@@ -1,0 +1,75 @@
+import type { Check, Finding } from '../types.js';
+import { frontmatterBlock } from '../markdown.js';
+import type { MemFile, Snapshot } from '../snapshot.js';
+import { ID_RE, isEntryType } from '../../format/entry.js';
+import { validateFrontmatter } from '../frontmatter.js';
+
+/** Files whose bullets memtier writes as entries: there a malformed head is an error, not prose. */
+const LOGS = new Set<MemFile['kind']>(['buffer', 'episodic', 'archive']);
+const HEAD = /^[-*] (?:~~)?(?:(\d{4})-(\d{2})-(\d{2})[ T])?(\d{2}):(\d{2})(?::\d{2})?\s+(?:\[([A-Za-z]+)\])?/;
+
+/** Frontmatter and entry syntax, everywhere, with file and line. */
+export const check: Check = {
+  id: 'syntax',
+  description: 'every file decodes as UTF-8 text, frontmatter parses, and entries follow the entry grammar (file and line of each error)',
+  severity: 'fail',
+  fixable: false,
+  source: 'FORMAT.md',
+  doc: {
+    trigger: 'invalid UTF-8 or a NUL byte, an unclosed or unparsable frontmatter block, or an entry with an impossible date/time, an unknown [TYPE], a duplicate ^id or a `superseded by ^id` that names no entry',
+    failing: '---\ntags: [infrastructure\n---\n- 25:10 [DECISON] use SQLite ^k2j3mx0a',
+    fixed: '---\ntags: [infrastructure]\n---\n- 15:10 [DECISION] use SQLite ^k2j3mx0a',
+    why: 'memtier reads strictly and never rewrites a file it cannot parse; a syntax error hides every fact in the file from search, recall and the lifecycle',
+  },
+  async run(snap) {
+    const out: Finding[] = [];
+    const ids = new Set<string>();
+    for (const f of snap.files) for (const e of snap.entries(f)) if (e.id) ids.add(e.id);
+    for (const f of snap.files) {
+      if (f.text === undefined) {
+        out.push({ check: 'syntax', severity: 'fail', file: f.rel, ...(f.error?.line ? { line: f.error.line } : {}), message: `cannot be read: ${f.error?.message ?? 'unknown error'}`, fix: 'convert it to UTF-8 text, or move it out of the memory' });
+        continue;
+      }
+      out.push(...(await frontmatterFindings(snap, f)));
+      out.push(...entryFindings(snap, f, ids));
+    }
+    return out;
+  },
+};
+
+async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[]> {
+  const lines = snap.lines(f);
+  const fm = frontmatterBlock(lines);
+  if (!fm) return [];
+  if (fm.end === undefined) return [{ check: 'syntax', severity: 'fail', file: f.rel, line: 1, message: 'frontmatter is never closed (no second `---` line)', fix: 'add a `---` line after the last frontmatter field' }];
+  const err = await validateFrontmatter(f.text!, lines, fm);
+  return err ? [{ check: 'syntax', severity: 'fail', file: f.rel, line: err.line, message: `frontmatter: ${err.message}`, fix: err.fix ?? 'fix the YAML (key: value, lists in [a, b])' }] : [];
+}
+
+function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string>): Finding[] {
+  const out: Finding[] = [];
+  const strict = LOGS.has(f.kind);
+  const seen = new Map<string, number>();
+  const lines = snap.lines(f);
+  for (const e of snap.entries(f)) {
+    const bad = (severity: Finding['severity'], message: string, fix: string): void => { out.push({ check: 'syntax', severity, file: f.rel, line: e.line, message, fix }); };
+    const h = HEAD.exec(lines[e.line - 1] ?? '');
+    if (h) {
+      const [, y, mo, d, hh, mm, type] = h;
+      if (y && (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > 31 || Number.isNaN(Date.parse(`${y}-${mo}-${d}T00:00:00Z`)))) bad('fail', `impossible date ${y}-${mo}-${d}`, 'write the date as YYYY-MM-DD');
+      if (Number(hh) > 23 || Number(mm) > 59) bad(strict ? 'fail' : 'warn', `impossible time ${hh}:${mm}`, 'write the time as HH:MM (00:00–23:59)');
+      if (type && !isEntryType(type) && type === type.toUpperCase()) bad(strict ? 'fail' : 'warn', `unknown type [${type}]`, 'use one of [PREF] [DECISION] [PROJ] [TECH] [LESSON] [PEOPLE] [EVENT] [TEMP]');
+    }
+    if (e.id) {
+      const prev = seen.get(e.id);
+      if (prev !== undefined) bad('warn', `^${e.id} is also used on line ${prev}`, 'give one of the entries a new id (ids identify one entry each)');
+      else seen.set(e.id, e.line);
+    }
+    if (e.supersededBy && !ids.has(e.supersededBy)) bad('warn', `superseded by ^${e.supersededBy}, but no entry has that id`, 'point it at the entry that replaced this one');
+    if (/\s\^\S+\s*$/.test(e.raw) && !e.id) {
+      const raw = /\s\^(\S+)\s*$/.exec(e.raw)![1]!;
+      if (!ID_RE.test(raw) && strict) bad('fail', `malformed id ^${raw}`, 'ids are 3–64 letters, digits and "-"');
+    }
+  }
+  return out;
+}

@@ -1,0 +1,57 @@
+import { extractTags } from '../../format/entry.js';
+import { PATHS } from '../../format/layout.js';
+import type { Check, Finding } from '../types.js';
+import { TAGS_LINE, parseTagList } from '../markdown.js';
+import { parseVocabulary } from '../vocabulary.js';
+import type { MemFile } from '../snapshot.js';
+
+const WARM = new Set<MemFile['kind']>(['semantic', 'procedural', 'knowledge']);
+/** Files whose entries memtier owns: an unknown tag there fails. Elsewhere (OpenClaw daily files, loose notes) it warns. */
+const MODEL = new Set<MemFile['kind']>(['memory-index', 'session-state', 'buffer', 'episodic', 'semantic', 'procedural', 'knowledge']);
+const SKIP = new Set<MemFile['kind']>(['tags', 'format', 'palace', 'review', 'dreams', 'archive']);
+
+/** Text an inline tag can hide in without being a tag: link targets and code spans. */
+const stripNonTags = (s: string): string => s.replace(/\]\([^)]*\)/g, ']').replace(/`[^`]*`/g, ' ');
+
+/** Seed 004 invariant 2: only tags from the frozen vocabulary memory/TAGS.md. */
+export const check: Check = {
+  id: 'tag-vocabulary',
+  description: 'every tag (tags lines and inline #tags) is in the frozen vocabulary memory/TAGS.md',
+  severity: 'fail',
+  fixable: false,
+  source: 'seed 004 #2',
+  doc: {
+    trigger: 'a tag on a WARM note\'s tags line or an inline `#tag` in an entry that memory/TAGS.md does not list (`#friction` is always allowed)',
+    failing: 'memory/TAGS.md lists `infrastructure: docker, ssh`; an entry says `- 09:10 [TECH] moved the NAS #storage ^k2j3mx0a`',
+    fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to memory/TAGS.md on purpose',
+    why: 'a frozen vocabulary keeps grep-by-tag complete: a synonym nobody searches for hides the fact it labels',
+  },
+  run(snap) {
+    const tagsFile = snap.byRel.get(PATHS.tags);
+    if (!tagsFile || tagsFile.text === undefined) return { findings: [], skipped: `no ${PATHS.tags} (no frozen vocabulary to check against)` };
+    const vocab = parseVocabulary(tagsFile.text);
+    const out: Finding[] = [];
+    const report = (f: MemFile, line: number, tag: string, where: string): void => {
+      out.push({
+        check: 'tag-vocabulary',
+        severity: MODEL.has(f.kind) ? 'fail' : 'warn',
+        file: f.rel,
+        line,
+        message: `tag "${tag}" ${where} is not in ${PATHS.tags}`,
+        fix: `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
+      });
+    };
+    for (const f of snap.files) {
+      if (f.text === undefined || SKIP.has(f.kind)) continue;
+      const lines = snap.lines(f);
+      if (WARM.has(f.kind)) {
+        const m = TAGS_LINE.exec(lines[1] ?? '');
+        if (m) for (const t of parseTagList(m[1]!)) if (!vocab.has(t)) report(f, 2, t, 'on the tags line');
+      }
+      for (const e of snap.entries(f)) {
+        for (const t of extractTags(stripNonTags(e.text))) if (!vocab.has(t)) report(f, e.line, t, 'in an entry');
+      }
+    }
+    return { findings: out, figures: { vocabulary: vocab.size } };
+  },
+};

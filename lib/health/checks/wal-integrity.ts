@@ -1,0 +1,71 @@
+import { PATHS } from '../../format/layout.js';
+import { isTornEntry, openStore } from '../../store/store.js';
+import type { Check, Finding } from '../types.js';
+import { finishRotation } from '../wal.js';
+
+/** Seed 004 invariant 9: no buffer entry left behind by an interrupted rotation, no torn line. */
+export const check: Check = {
+  id: 'wal-integrity',
+  description: 'no buffer entry left behind by an interrupted rotation and no torn (half-written) last line; --fix finishes the rotation and quarantines torn lines',
+  severity: 'fail',
+  fixable: true,
+  source: 'seed 004 #9',
+  doc: {
+    trigger: 'files under memory/.rotating/ (a rotation that did not finish), buffer entries whose ^id is already in an episodic file, or a file whose last line is an entry without its final `^id` and newline (a crash mid-append)',
+    failing: 'memory/working-buffer.md ending in `- 2026-05-15 14:31 [DECISION] use Postg` (no ^id, no newline)',
+    fixed: 'the torn line saved in memory/.trash/torn/…-memory__working-buffer.md.txt and removed from the buffer; the buffer ends at its last complete entry',
+    why: 'the WAL is what survives a crash: a torn line is a write nobody confirmed, and entries stuck between the buffer and the episodic file are read twice or lost at the next rotation',
+  },
+  run(snap) {
+    const out: Finding[] = [];
+    for (const r of snap.rotating) {
+      out.push({ check: 'wal-integrity', severity: 'fail', file: r.rel, message: 'a buffer rotation was interrupted: its entries are not yet in the episodic file', fix: 'run "memtier health --fix" (or "memtier rotate") to finish it', fixable: true });
+    }
+    const buffer = snap.byRel.get(PATHS.buffer);
+    if (buffer?.text !== undefined) {
+      const logged = new Set<string>();
+      for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const e of snap.entries(f)) if (e.id) logged.add(e.id);
+      const left = snap.entries(buffer).filter((e) => e.id && logged.has(e.id));
+      if (left.length > 0) {
+        out.push({
+          check: 'wal-integrity',
+          severity: 'fail',
+          file: buffer.rel,
+          line: left[0]!.line,
+          message: `${left.length} buffer ${left.length === 1 ? 'entry is' : 'entries are'} already in an episodic file (^${left[0]!.id}): a rotation stopped before clearing the buffer`,
+          fix: 'run "memtier rotate" (it skips entries already rotated) or "memtier health --fix"',
+          fixable: true,
+        });
+      }
+    }
+    for (const f of snap.files) {
+      if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) continue;
+      const lines = snap.lines(f);
+      const tail = lines[lines.length - 1]!;
+      if (!isTornEntry(tail)) continue;
+      out.push({ check: 'wal-integrity', severity: 'fail', file: f.rel, line: lines.length, message: 'torn last line: an entry without its ^id and newline (a write interrupted by a crash)', fix: 'run "memtier health --fix" to move it to memory/.trash/torn/', fixable: true });
+    }
+    return out;
+  },
+  async fix(findings, snap, env) {
+    const done: string[] = [];
+    if (findings.some((x) => x.file?.startsWith(`${PATHS.memoryDir}/.rotating/`) || x.file === PATHS.buffer && !x.message.startsWith('torn'))) {
+      done.push(...(await finishRotation(env.ctx)));
+    }
+    const torn = findings.filter((x) => x.message.startsWith('torn'));
+    if (torn.length > 0) {
+      openStore(env.ctx).mutate((tx) => {
+        for (const x of torn) {
+          const rel = x.file!;
+          const cur = tx.read(rel);
+          if (cur === undefined || cur !== snap.byRel.get(rel)?.text) { done.push(`skipped ${rel}: changed since it was read`); continue; }
+          const cut = cur.lastIndexOf('\n') + 1;
+          const q = tx.quarantine(rel, cur.slice(cut));
+          tx.write(rel, cur.slice(0, cut), { expected: cur });
+          done.push(`quarantined the torn last line of ${rel} to ${q}`);
+        }
+      });
+    }
+    return done;
+  },
+};

@@ -1,0 +1,129 @@
+/**
+ * The health pipeline: snapshot → run every check (a throw becomes a finding) → with --fix,
+ * repair in FIX_ORDER and check again from a fresh snapshot → results, figures, exit code.
+ */
+import { localDate } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { CHECKS, FIX_ORDER } from './checks/index.js';
+import { limitsFrom, type Limits } from './limits.js';
+import { loadSnapshot, type Snapshot } from './snapshot.js';
+import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
+
+export interface HealthOptions {
+  /** Run only these check ids. */
+  only?: string[];
+  fix?: boolean;
+  limits?: Partial<Limits>;
+  /** Checks to use instead of the registry (tests). */
+  checks?: readonly Check[];
+}
+
+export interface HealthReport {
+  time: string;
+  root: string;
+  ok: boolean;
+  exitCode: 0 | 1;
+  counts: { fail: number; warn: number; info: number; checks: number; passed: number; skipped: number };
+  results: CheckResult[];
+  findings: Finding[];
+  figures: Record<string, Record<string, unknown>>;
+  /** What --fix did, one line per repair (empty without --fix). */
+  fixed: string[];
+}
+
+const RANK: Record<Severity, number> = { fail: 0, warn: 1, info: 2 };
+
+export function selectChecks(only: string[] | undefined, all: readonly Check[] = CHECKS): readonly Check[] {
+  if (!only || only.length === 0) return all;
+  const ids = new Set(all.map((c) => c.id));
+  const unknown = only.filter((id) => !ids.has(id));
+  if (unknown.length) throw new UsageError(`unknown check${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, `see "memtier health --list"; known: ${[...ids].join(', ')}`);
+  return all.filter((c) => only.includes(c.id));
+}
+
+interface Pass { results: CheckResult[]; findings: Finding[]; figures: Record<string, Record<string, unknown>>; byCheck: Map<string, Finding[]> }
+
+async function runChecks(checks: readonly Check[], snap: Snapshot, env: CheckEnv): Promise<Pass> {
+  const results: CheckResult[] = [];
+  const findings: Finding[] = [];
+  const figures: Record<string, Record<string, unknown>> = {};
+  const byCheck = new Map<string, Finding[]>();
+  for (const c of checks) {
+    let out: CheckOutput;
+    try {
+      const r = await c.run(snap, env);
+      out = Array.isArray(r) ? { findings: r } : r;
+    } catch (e) {
+      out = { findings: [{ check: c.id, severity: 'fail', message: `check ${c.id} threw: ${(e as Error)?.message ?? String(e)}`, fix: 'this is a bug in memtier; report it with the file named in the message, if any' }] };
+    }
+    const fs = out.findings.map((f) => ({ ...f, check: c.id, fixable: f.fixable ?? false }));
+    fs.sort((a, b) => RANK[a.severity] - RANK[b.severity] || (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0));
+    const status = out.skipped && fs.length === 0 ? 'skipped' : fs.some((f) => f.severity === 'fail') ? 'fail' : fs.some((f) => f.severity === 'warn') ? 'warn' : 'pass';
+    const res: CheckResult = { id: c.id, status, findings: fs.length };
+    if (out.skipped) res.reason = out.skipped;
+    results.push(res);
+    findings.push(...fs);
+    byCheck.set(c.id, fs);
+    if (out.figures) figures[c.id] = out.figures;
+  }
+  return { results, findings, figures, byCheck };
+}
+
+export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
+  return { ctx, today: localDate(ctx.clock.now(), ctx.clock.tz), limits: { ...limitsFrom(ctx.env), ...limits } };
+}
+
+export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
+  const checks = selectChecks(opts.only, opts.checks ?? CHECKS);
+  const env = checkEnv(ctx, opts.limits);
+  let snap = loadSnapshot(ctx.root);
+  let pass = await runChecks(checks, snap, env);
+  const fixed: string[] = [];
+  if (opts.fix) {
+    const order = [...checks].sort((a, b) => rank(a.id) - rank(b.id));
+    let changed = false;
+    for (const c of order) {
+      const todo = (pass.byCheck.get(c.id) ?? []).filter((f) => f.fixable);
+      if (!c.fix || todo.length === 0) continue;
+      try {
+        const lines = await c.fix(todo, snap, env);
+        fixed.push(...lines.map((l) => `${c.id}: ${l}`));
+        changed = true;
+      } catch (e) {
+        const err = e as { message?: string; file?: string };
+        fixed.push(`${c.id}: fix failed: ${err.file ? `${err.file}: ` : ''}${err.message ?? String(e)}`);
+        changed = true;
+      }
+    }
+    if (changed) {
+      snap = loadSnapshot(ctx.root);
+      pass = await runChecks(checks, snap, env);
+    }
+  }
+  const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;
+  const fail = count('fail');
+  return {
+    time: ctx.clock.now().toISOString(),
+    root: ctx.root,
+    ok: fail === 0,
+    exitCode: fail === 0 ? 0 : 1,
+    counts: {
+      fail,
+      warn: count('warn'),
+      info: count('info'),
+      checks: pass.results.length,
+      passed: pass.results.filter((r) => r.status === 'pass').length,
+      skipped: pass.results.filter((r) => r.status === 'skipped').length,
+    },
+    results: pass.results,
+    findings: pass.findings,
+    figures: pass.figures,
+    fixed,
+  };
+}
+
+function rank(id: string): number {
+  const i = FIX_ORDER.indexOf(id);
+  return i < 0 ? FIX_ORDER.length : i;
+}

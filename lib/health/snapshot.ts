@@ -1,0 +1,177 @@
+/**
+ * The shared snapshot: the memory read once (one walk, one stat and one strict read per file),
+ * then handed to every health check and to `memtier stats`. Checks never touch the disk for
+ * memory content themselves, so a cold `memtier health` reads each file exactly once.
+ */
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { classify, PATHS, type FileInfo } from '../format/layout.js';
+import { parseEntries, type LocatedEntry } from '../format/entry.js';
+import { TEMP_MARK } from '../store/fsync.js';
+import { decodeStrict } from '../store/guards/text.js';
+
+export interface MemFile extends FileInfo {
+  size: number;
+  mtimeMs: number;
+  /** Decoded text (LF line ends, no BOM); undefined when the file could not be read. */
+  text?: string;
+  /** Why the file could not be read (invalid UTF-8, NUL byte, oversized, …). */
+  error?: { message: string; line?: number; code?: string };
+}
+
+export interface PlainFile {
+  rel: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Snapshot {
+  root: string;
+  /** Every memory markdown file, sorted by path. */
+  files: MemFile[];
+  byRel: Map<string, MemFile>;
+  /** Orphan temp files of atomic writes (`.NAME.memtier-tmp-*`) anywhere memtier writes. */
+  tempFiles: PlainFile[];
+  /** Files under `memory/.rotating/` (a rotation renamed the buffer aside and did not finish). */
+  rotating: PlainFile[];
+  /** Lock files: `.memtier/lock`, `.memtier/lock.stale-*`, `.git/index.lock`. */
+  locks: PlainFile[];
+  /** Bytes under memory/.trash and .memtier (not memory, but on the same disk). */
+  trashBytes: number;
+  stateBytes: number;
+  /** Other non-markdown files inside the memory folders (attachments, scripts): path and size. */
+  otherFiles: PlainFile[];
+  /** Lines of a file's text (split on LF; a final newline gives a final ""). */
+  lines(f: MemFile): string[];
+  /** Bullet entries of a file, parsed once. */
+  entries(f: MemFile): LocatedEntry[];
+}
+
+const SKIP = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian', '.rotating']);
+
+function stat(abs: string): { size: number; mtimeMs: number; file: boolean; dir: boolean } | undefined {
+  try {
+    const st = lstatSync(abs);
+    return { size: st.size, mtimeMs: st.mtimeMs, file: st.isFile(), dir: st.isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
+
+function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: number) => void, rel = ''): number {
+  let total = 0;
+  let ents;
+  try { ents = readdirSync(abs, { withFileTypes: true }); } catch { return 0; }
+  for (const d of ents) {
+    const a = join(abs, d.name);
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) total += dirBytes(a, onFile, r);
+    else if (d.isFile()) {
+      const st = stat(a);
+      if (st) { total += st.size; onFile?.(r, st.size, st.mtimeMs); }
+    }
+  }
+  return total;
+}
+
+function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' | 'error'> {
+  try {
+    return { text: decodeStrict(readFileSync(join(root, rel)), rel) };
+  } catch (e) {
+    const err = e as { message: string; line?: number; code?: string };
+    const out: MemFile['error'] = { message: err.message };
+    if (err.line !== undefined) out.line = err.line;
+    if (err.code !== undefined) out.code = err.code;
+    void size;
+    return { error: out };
+  }
+}
+
+/** Read the memory at `root` once. Never throws for a bad file: the file carries its error. */
+export function loadSnapshot(root: string): Snapshot {
+  const files: MemFile[] = [];
+  const tempFiles: PlainFile[] = [];
+  const otherFiles: PlainFile[] = [];
+  const rotating: PlainFile[] = [];
+  const locks: PlainFile[] = [];
+  let trashBytes = 0;
+
+  const addMd = (rel: string, size: number, mtimeMs: number): void => {
+    files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, size) });
+  };
+  const walk = (relDir: string): void => {
+    let ents;
+    try { ents = readdirSync(join(root, relDir), { withFileTypes: true }); } catch { return; }
+    for (const d of ents) {
+      const rel = `${relDir}/${d.name}`;
+      if (d.isDirectory()) {
+        if (rel === PATHS.trash) { trashBytes += dirBytes(join(root, rel)); continue; }
+        if (rel === `${PATHS.memoryDir}/.rotating`) {
+          dirBytes(join(root, rel), (r, size, mtimeMs) => rotating.push({ rel: `${rel}/${r}`, size, mtimeMs }));
+          continue;
+        }
+        if (SKIP.has(d.name) || d.name.startsWith('.')) continue;
+        walk(rel);
+      } else if (d.isFile()) {
+        const st = stat(join(root, rel));
+        if (!st) continue;
+        if (d.name.includes(TEMP_MARK)) tempFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
+        else if (d.name.endsWith('.md')) addMd(rel, st.size, st.mtimeMs);
+        else otherFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    }
+  };
+
+  let top: string[] = [];
+  try { top = readdirSync(root); } catch { /* missing root: empty snapshot */ }
+  for (const name of top.sort()) {
+    if ([PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams].includes(name as never)) {
+      const st = stat(join(root, name));
+      if (st?.file) addMd(name, st.size, st.mtimeMs);
+    } else if (name.includes(TEMP_MARK)) {
+      const st = stat(join(root, name));
+      if (st?.file) tempFiles.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs });
+    }
+  }
+  walk(PATHS.memoryDir);
+  walk(PATHS.knowledge);
+  const stateBytes = dirBytes(join(root, PATHS.state), (r, size, mtimeMs) => {
+    const rel = `${PATHS.state}/${r}`;
+    if (r.includes(TEMP_MARK)) tempFiles.push({ rel, size, mtimeMs });
+    else if (r === 'lock' || r.startsWith('lock.stale-')) locks.push({ rel, size, mtimeMs });
+  });
+  const gitLock = stat(join(root, '.git', 'index.lock'));
+  if (gitLock?.file) locks.push({ rel: '.git/index.lock', size: gitLock.size, mtimeMs: gitLock.mtimeMs });
+
+  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const byRel = new Map(files.map((f) => [f.rel, f]));
+  const lineCache = new WeakMap<MemFile, string[]>();
+  const entryCache = new WeakMap<MemFile, LocatedEntry[]>();
+  const byPath = (a: PlainFile, b: PlainFile): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
+  return {
+    root,
+    files,
+    byRel,
+    tempFiles: tempFiles.sort(byPath),
+    rotating: rotating.sort(byPath),
+    locks: locks.sort(byPath),
+    trashBytes,
+    stateBytes,
+    otherFiles: otherFiles.sort(byPath),
+    lines(f) {
+      let l = lineCache.get(f);
+      if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }
+      return l;
+    },
+    entries(f) {
+      let e = entryCache.get(f);
+      if (!e) { e = f.text === undefined ? [] : parseEntries(f.text); entryCache.set(f, e); }
+      return e;
+    },
+  };
+}
+
+/** Files of the given kinds, readable ones only. */
+export function filesOf(snap: Snapshot, ...kinds: MemFile['kind'][]): MemFile[] {
+  return snap.files.filter((f) => kinds.includes(f.kind) && f.text !== undefined);
+}

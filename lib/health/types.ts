@@ -1,0 +1,80 @@
+/**
+ * The shapes every health check shares: a check is data (id, description, severity, doc)
+ * plus a `run` over the shared snapshot and an optional `fix` that repairs through the store.
+ */
+import type { Ctx } from '../core/context.js';
+import type { Snapshot } from './snapshot.js';
+import type { Limits } from './limits.js';
+
+/** `fail` makes `memtier health` exit 1; `warn` and `info` never do. */
+export type Severity = 'fail' | 'warn' | 'info';
+
+export interface Finding {
+  check: string;
+  severity: Severity;
+  /** Root-relative path, when the finding is about a file. */
+  file?: string;
+  /** 1-based line, when the finding is about a line. */
+  line?: number;
+  message: string;
+  /** What to do next (one line). */
+  fix?: string;
+  /** True when `memtier health --fix` repairs this finding. */
+  fixable?: boolean;
+}
+
+export interface CheckDoc {
+  /** What triggers the check. */
+  trigger: string;
+  /** A failing example (markdown/text). */
+  failing: string;
+  /** The same example, fixed. */
+  fixed: string;
+  /** Why it matters. */
+  why: string;
+}
+
+export interface CheckEnv {
+  ctx: Ctx;
+  /** Today in the memory's time zone, `YYYY-MM-DD`. */
+  today: string;
+  limits: Limits;
+}
+
+/** What a check returns besides findings: figures for health.json, or a skip reason. */
+export interface CheckOutput {
+  findings: Finding[];
+  figures?: Record<string, unknown>;
+  /** Set when the check could not apply (e.g. "no index"): reported as skipped, never as a failure. */
+  skipped?: string;
+}
+
+export interface Check {
+  id: string;
+  /** One line, shown by `health --list` and in the README table. */
+  description: string;
+  /** The severity of this check's main finding. */
+  severity: Severity;
+  /** Whether `--fix` can repair (some of) its findings. */
+  fixable: boolean;
+  /** Seed or rule this check comes from, for the table. */
+  source: string;
+  doc: CheckDoc;
+  run(snap: Snapshot, env: CheckEnv): CheckOutput | Finding[] | Promise<CheckOutput | Finding[]>;
+  /**
+   * Repair this check's fixable findings through the store (openStore(env.ctx).mutate, or an
+   * exported helper of the module that owns the operation). Returns one line per repair done.
+   * Never removes or rewrites text a person wrote.
+   */
+  fix?(findings: Finding[], snap: Snapshot, env: CheckEnv): string[] | Promise<string[]>;
+}
+
+export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skipped';
+
+export interface CheckResult {
+  id: string;
+  status: CheckStatus;
+  findings: number;
+  /** Why the check was skipped. */
+  reason?: string;
+}
