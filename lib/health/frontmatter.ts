@@ -1,7 +1,8 @@
 /**
- * Frontmatter validation for the syntax check. Uses lib/format/frontmatter.ts parseFrontmatter
- * (the store's strict parser) when that module is present, else a line-level check of the
- * YAML subset memtier writes (`key: value`, `key: [a, b]`, indented lists and continuations).
+ * Frontmatter validation for the syntax check: a line-level check of the YAML subset memtier
+ * writes (`key: value`, `key: [a, b]`, indented lists and continuations) first, then
+ * lib/format/frontmatter.ts parseFrontmatter (the store's strict parser, gray-matter underneath,
+ * loaded lazily) for what the line check cannot see.
  */
 import type { FrontmatterBlock } from './markdown.js';
 
@@ -35,13 +36,13 @@ function lightCheck(fm: FrontmatterBlock): FrontmatterError | undefined {
   return undefined;
 }
 
-export async function validateFrontmatter(text: string, _lines: string[], fm: FrontmatterBlock): Promise<FrontmatterError | undefined> {
+export async function validateFrontmatter(text: string, file: string, fm: FrontmatterBlock): Promise<FrontmatterError | undefined> {
   const light = lightCheck(fm);
   if (light) return light;
   const p = await loadParser();
   if (!p) return undefined;
   try {
-    p(text);
+    p(text, file);
     return undefined;
   } catch (e) {
     const err = e as { message?: string; line?: number; hint?: string };

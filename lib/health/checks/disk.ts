@@ -52,7 +52,7 @@ export const check: Check = {
   fixable: false,
   source: 'seed 000 disk health',
   doc: {
-    trigger: 'less than 100 MiB (or 5%) free on the memory\'s filesystem, growth that fills it within a year, or a root on NFS/SMB/sshfs/9p and similar',
+    trigger: 'less than 100 MiB free on the memory\'s filesystem, growth that fills it within a year, or a root on NFS/SMB/sshfs/9p and similar',
     failing: 'root on an nfs4 mount with 40 MiB free',
     fixed: 'root on a local disk with room to grow (git syncs it between machines)',
     why: 'a full disk fails every write; on network filesystems file locks and fsync are not reliable, so two agents can corrupt the WAL',
@@ -80,8 +80,7 @@ export const check: Check = {
       const size = st.blocks * st.bsize;
       figures.freeBytes = free;
       figures.fsBytes = size;
-      const low = free < env.limits.minFreeBytes || (size > 0 && free / size < 0.05);
-      if (low) out.push({ check: 'disk', severity: 'warn', file: '.', message: `only ${(free / 1048576).toFixed(1)} MiB free on the memory's filesystem`, fix: 'free space (memory/.trash can be emptied after review) before writes start failing' });
+      if (free < env.limits.minFreeBytes) out.push({ check: 'disk', severity: 'warn', file: '.', message: `only ${(free / 1048576).toFixed(1)} MiB free on the memory's filesystem`, fix: 'free space (memory/.trash can be emptied after review) before writes start failing' });
       else if (perWeek > 0 && free / perWeek < 52) out.push({ check: 'disk', severity: 'warn', file: '.', message: `at ${perWeek} bytes a week the filesystem is full in ${Math.floor(free / perWeek)} weeks`, fix: 'archive or move the memory to a larger disk' });
     } catch (e) {
       out.push({ check: 'disk', severity: 'info', file: '.', message: `free space unknown: ${(e as Error).message}` });

@@ -42,7 +42,7 @@ async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[
   const fm = frontmatterBlock(lines);
   if (!fm) return [];
   if (fm.end === undefined) return [{ check: 'syntax', severity: 'fail', file: f.rel, line: 1, message: 'frontmatter is never closed (no second `---` line)', fix: 'add a `---` line after the last frontmatter field' }];
-  const err = await validateFrontmatter(f.text!, lines, fm);
+  const err = await validateFrontmatter(f.text!, f.rel, fm);
   return err ? [{ check: 'syntax', severity: 'fail', file: f.rel, line: err.line, message: `frontmatter: ${err.message}`, fix: err.fix ?? 'fix the YAML (key: value, lists in [a, b])' }] : [];
 }
 
