@@ -33,7 +33,7 @@ export function renderText(r: HealthReport, opts: { quiet?: boolean } = {}): str
   const lines: string[] = [];
   if (opts.quiet) {
     for (const f of r.findings) if (f.severity === 'fail') lines.push(findingLine(f));
-    if (!r.ok) lines.push(summaryLine(r));
+    if (!r.ok) lines.push(`memtier health: FAILED (${r.counts.fail} ${r.counts.fail === 1 ? 'failure' : 'failures'}): memory integrity check failed`);
     return lines.join('\n');
   }
   if (r.fixed.length) {

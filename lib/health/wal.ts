@@ -36,16 +36,25 @@ function describe(res: unknown, fallback: string): string[] {
   return [fallback];
 }
 
+const ROTATE = ['rotateBuffer', 'rotate'];
+const RECOVER = ['recoverRotation', 'finishRotation', 'resumeRotation', 'recover'];
+
+/** Can --fix rotate the buffer / finish an interrupted rotation in this build? */
+export async function walFixes(): Promise<{ rotate: boolean; recover: boolean }> {
+  const mod = await loadRotate();
+  return { rotate: pick(mod, ROTATE) !== undefined, recover: pick(mod, RECOVER) !== undefined };
+}
+
 /** Rotate the working buffer into today's episodic file. */
 export async function rotateBuffer(ctx: Ctx): Promise<string[]> {
-  const fn = pick(await loadRotate(), ['rotateBuffer', 'rotate']);
+  const fn = pick(await loadRotate(), ROTATE);
   if (!fn) return ['not fixed: buffer rotation is not available in this build (lib/wal/rotate.ts); run "memtier rotate"'];
   return describe(await fn(ctx, { force: true }), 'rotated the working buffer into today\'s episodic file');
 }
 
 /** Finish a rotation a crash interrupted (the buffer renamed aside under memory/.rotating/). */
 export async function finishRotation(ctx: Ctx): Promise<string[]> {
-  const fn = pick(await loadRotate(), ['recoverRotation', 'finishRotation', 'resumeRotation', 'recover']);
+  const fn = pick(await loadRotate(), RECOVER);
   if (!fn) return ['not fixed: rotation recovery is not available in this build (lib/wal/rotate.ts); run "memtier rotate"'];
   return describe(await fn(ctx), 'finished the interrupted rotation');
 }

@@ -1,7 +1,7 @@
 import { PATHS } from '../../format/layout.js';
 import type { Check } from '../types.js';
 import { lineCount } from '../markdown.js';
-import { rotateBuffer } from '../wal.js';
+import { rotateBuffer, walFixes } from '../wal.js';
 
 /** Seed 004 invariant 4: the working buffer stays under 80 lines (rotation moves it into today's episodic file). */
 export const check: Check = {
@@ -16,14 +16,15 @@ export const check: Check = {
     fixed: 'memory/working-buffer.md empty (its header only); the 93 entries appended to memory/episodic/2026-05-15.md with their ^ids',
     why: 'the buffer is read after every compaction; past 80 lines it costs more context than it saves, and a long buffer means rotation stopped running',
   },
-  run(snap, env) {
+  async run(snap, env) {
     const f = snap.byRel.get(PATHS.buffer);
     if (!f || f.text === undefined) return [];
     const n = lineCount(f.text);
     const max = env.limits.bufferLines;
     if (n < max) return { findings: [], figures: { lines: n } };
+    const fixable = (await walFixes()).rotate;
     return {
-      findings: [{ check: 'buffer-size', severity: 'fail', file: f.rel, message: `${n} lines, the limit is under ${max}`, fix: 'run "memtier rotate" (or "memtier health --fix")', fixable: true }],
+      findings: [{ check: 'buffer-size', severity: 'fail', file: f.rel, message: `${n} lines, the limit is under ${max}`, fix: fixable ? 'run "memtier rotate" (or "memtier health --fix")' : 'run "memtier rotate"', fixable }],
       figures: { lines: n },
     };
   },

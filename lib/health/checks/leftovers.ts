@@ -1,4 +1,6 @@
+import { lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { TEMP_MARK } from '../../store/fsync.js';
 import { LOCK_FILE, lockIsStale, readLockInfo } from '../../store/lock.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
@@ -7,14 +9,14 @@ import type { PlainFile } from '../snapshot.js';
 /** No leftover temp files of atomic writes, stale locks or `.git/index.lock`. */
 export const check: Check = {
   id: 'leftovers',
-  description: 'no orphan temp files (.NAME.memtier-tmp-*), stale memtier lock or stale .git/index.lock; --fix moves them to the trash',
+  description: 'no orphan temp files (.NAME.memtier-tmp-*), stale memtier lock or stale .git/index.lock; --fix removes temp files and moves locks to the trash',
   severity: 'warn',
   fixable: true,
   source: 'seed 000 self-healing',
   doc: {
     trigger: 'a `.NAME.memtier-tmp-*` file or a `.git/index.lock` older than 10 minutes, a `.memtier/lock` whose holder is dead, or a `.memtier/lock.stale-*` leftover',
     failing: 'memory/semantic/.people.md.memtier-tmp-3f9a1c0b2d4e (a write killed before its rename)',
-    fixed: 'memory/.trash/2026-05-15T143000/memory/semantic/.people.md.memtier-tmp-3f9a1c0b2d4e',
+    fixed: '(removed: a temp file never holds acknowledged data; its rename is the acknowledgement)',
     why: 'a stale lock blocks every write until it is broken and a stale git lock stops `memtier sync`; temp files are never memory, only clutter that grows after each crash',
   },
   run(snap, env) {
@@ -24,7 +26,7 @@ export const check: Check = {
     const old = (p: PlainFile): boolean => now - p.mtimeMs > staleMs;
     for (const t of snap.tempFiles) {
       out.push(old(t)
-        ? { check: 'leftovers', severity: 'warn', file: t.rel, message: 'orphan temp file of an interrupted write', fix: 'run "memtier health --fix" (moves it to the trash)', fixable: true }
+        ? { check: 'leftovers', severity: 'warn', file: t.rel, message: 'orphan temp file of an interrupted write', fix: 'run "memtier health --fix" (removes it)', fixable: true }
         : { check: 'leftovers', severity: 'info', file: t.rel, message: 'temp file of a write in progress (younger than the stale limit)' });
     }
     for (const l of snap.locks) {
@@ -47,10 +49,20 @@ export const check: Check = {
   fix(findings, _snap, env) {
     const targets = findings.filter((x) => x.fixable && x.file);
     if (targets.length === 0) return [];
-    // Acquiring the store lock breaks a stale .memtier/lock by itself (lib/store/lock.ts).
+    // Acquiring the store lock breaks a stale .memtier/lock by itself, and the store then sweeps
+    // the temp files of the dead holder (lib/store): what is gone by then was handled there.
     return openStore(env.ctx).mutate((tx) => targets.map((x) => {
       if (x.file === LOCK_FILE) return `broke the stale lock ${LOCK_FILE}`;
-      if (!tx.exists(x.file!)) return `${x.file} is already gone`;
+      if (!tx.exists(x.file!)) return `${x.file} was removed by the store when it broke the stale lock`;
+      if (x.file!.includes(TEMP_MARK)) {
+        // The store reserves temp names (nothing may be moved onto one, the trash included) and
+        // removes orphans itself; under the lock we hold no write is in flight, so this one is an
+        // orphan: a temp file never holds acknowledged data (its rename is the acknowledgement).
+        const abs = join(env.ctx.root, x.file!);
+        if (!lstatSync(abs).isFile()) return `left ${x.file}: not a regular file`;
+        unlinkSync(abs);
+        return `removed the orphan temp file ${x.file}`;
+      }
       return `moved ${x.file} to ${tx.trash(x.file!)}`;
     }));
   },

@@ -1,7 +1,7 @@
 import { PATHS } from '../../format/layout.js';
 import { isTornEntry, openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { finishRotation } from '../wal.js';
+import { finishRotation, walFixes } from '../wal.js';
 
 /** Seed 004 invariant 9: no buffer entry left behind by an interrupted rotation, no torn line. */
 export const check: Check = {
@@ -16,27 +16,28 @@ export const check: Check = {
     fixed: 'the torn line saved in memory/.trash/torn/…-memory__working-buffer.md.txt and removed from the buffer; the buffer ends at its last complete entry',
     why: 'the WAL is what survives a crash: a torn line is a write nobody confirmed, and entries stuck between the buffer and the episodic file are read twice or lost at the next rotation',
   },
-  run(snap) {
+  async run(snap) {
     const out: Finding[] = [];
-    for (const r of snap.rotating) {
-      out.push({ check: 'wal-integrity', severity: 'fail', file: r.rel, message: 'a buffer rotation was interrupted: its entries are not yet in the episodic file', fix: 'run "memtier health --fix" (or "memtier rotate") to finish it', fixable: true });
-    }
     const buffer = snap.byRel.get(PATHS.buffer);
-    if (buffer?.text !== undefined) {
-      const logged = new Set<string>();
-      for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const e of snap.entries(f)) if (e.id) logged.add(e.id);
-      const left = snap.entries(buffer).filter((e) => e.id && logged.has(e.id));
-      if (left.length > 0) {
-        out.push({
-          check: 'wal-integrity',
-          severity: 'fail',
-          file: buffer.rel,
-          line: left[0]!.line,
-          message: `${left.length} buffer ${left.length === 1 ? 'entry is' : 'entries are'} already in an episodic file (^${left[0]!.id}): a rotation stopped before clearing the buffer`,
-          fix: 'run "memtier rotate" (it skips entries already rotated) or "memtier health --fix"',
-          fixable: true,
-        });
-      }
+    const logged = new Set<string>();
+    if (buffer?.text !== undefined) for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const e of snap.entries(f)) if (e.id) logged.add(e.id);
+    const left = buffer?.text !== undefined ? snap.entries(buffer).filter((e) => e.id && logged.has(e.id)) : [];
+    // load the WAL module only when there is something for it to repair
+    const recover = snap.rotating.length > 0 || left.length > 0 ? (await walFixes()).recover : false;
+    const how = recover ? 'run "memtier health --fix" (or "memtier rotate") to finish it' : 'run "memtier rotate" to finish it';
+    for (const r of snap.rotating) {
+      out.push({ check: 'wal-integrity', severity: 'fail', file: r.rel, message: 'a buffer rotation was interrupted: its entries are not yet in the episodic file', fix: how, fixable: recover });
+    }
+    if (buffer && left.length > 0) {
+      out.push({
+        check: 'wal-integrity',
+        severity: 'fail',
+        file: buffer.rel,
+        line: left[0]!.line,
+        message: `${left.length} buffer ${left.length === 1 ? 'entry is' : 'entries are'} already in an episodic file (^${left[0]!.id}): a rotation stopped before clearing the buffer`,
+        fix: how,
+        fixable: recover,
+      });
     }
     for (const f of snap.files) {
       if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) continue;
@@ -49,7 +50,7 @@ export const check: Check = {
   },
   async fix(findings, snap, env) {
     const done: string[] = [];
-    if (findings.some((x) => x.file?.startsWith(`${PATHS.memoryDir}/.rotating/`) || x.file === PATHS.buffer && !x.message.startsWith('torn'))) {
+    if (findings.some((x) => !x.message.startsWith('torn'))) {
       done.push(...(await finishRotation(env.ctx)));
     }
     const torn = findings.filter((x) => x.message.startsWith('torn'));

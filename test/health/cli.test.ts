@@ -1,0 +1,82 @@
+/**
+ * `memtier health` through the CLI core (in-process): exit codes, --quiet, --json, --only,
+ * --list, --explain and health.json. One table of cases, as markdownlint-cli2 keeps them.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runHealth } from '../../lib/health/run.js';
+import { CHECKS } from '../../lib/health/checks/index.js';
+import type { Check } from '../../lib/health/types.js';
+import { FIXED_NOW, rmTree, runCli, testCtx } from '../helpers.js';
+import { copyFixture } from './fixture-kit.js';
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots) rmTree(r); });
+const fixture = (name: string): string => { const r = copyFixture(name); roots.push(r); return r; };
+
+interface Case { name: string; fixture: string; args: string[]; code: number; out?: RegExp; notOut?: RegExp }
+const CASES: Case[] = [
+  { name: 'a clean memory passes', fixture: 'clean', args: [], code: 0, out: /memtier health: ok: 0 failures, 0 warnings; \d+ of \d+ checks passed, 1 skipped/ },
+  { name: 'a mixed OpenClaw memory passes with info only', fixture: 'mixed-openclaw', args: [], code: 0, out: /info unadopted +memory\/2026-05-10\.md: 2 OpenClaw daily files/ },
+  { name: 'a failing check exits 1 and says what to do', fixture: 'closure-block', args: [], code: 1, out: /FAIL closure-block +memory\/episodic\/2026-05-12\.md: closure block lacks Signal, Open[\s\S]*Memory integrity check failed/ },
+  { name: 'warnings alone exit 0', fixture: 'near-duplicates', args: [], code: 0, out: /WARN near-duplicates/ },
+  { name: '--quiet prints failures only', fixture: 'closure-block', args: ['--quiet'], code: 1, out: /^FAIL closure-block/, notOut: /skip|WARN|info/ },
+  { name: '--quiet prints nothing when all pass', fixture: 'near-duplicates', args: ['--quiet'], code: 0, notOut: /\S/ },
+  { name: '--only runs the named checks', fixture: 'closure-block', args: ['--only', 'buffer-size,open-questions'], code: 0, out: /2 of 2 checks passed/ },
+  { name: '--only with an unknown id is a usage error', fixture: 'clean', args: ['--only', 'nope'], code: 2 },
+  { name: '--list names every check', fixture: 'clean', args: ['--list'], code: 0, out: new RegExp(CHECKS.map((c) => c.id).join('[\\s\\S]*')) },
+  { name: '--list --markdown prints the README table', fixture: 'clean', args: ['--list', '--markdown'], code: 0, out: /^<!-- health-checks:start -->\n\| check \|/ },
+  { name: '--explain prints a doc entry', fixture: 'clean', args: ['--explain', 'closure-block'], code: 0, out: /Triggers:[\s\S]*Failing:[\s\S]*Fixed:[\s\S]*Why:/ },
+  { name: '--markdown without --list is a usage error', fixture: 'clean', args: ['--markdown'], code: 2 },
+];
+
+describe('memtier health (CLI)', () => {
+  for (const c of CASES) {
+    it(c.name, async () => {
+      const root = fixture(c.fixture);
+      const r = await runCli(['health', '--root', root, ...c.args]);
+      expect(r.code, r.stdout + r.stderr).toBe(c.code);
+      if (c.out) expect(r.stdout).toMatch(c.out);
+      if (c.notOut) expect(r.stdout).not.toMatch(c.notOut);
+    });
+  }
+
+  it('--json gives every finding as {check, severity, file, line, message, fix} and writes .memtier/health.json', async () => {
+    const root = fixture('decision-links');
+    const r = await runCli(['health', '--root', root, '--json']);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; time: string; findings: Record<string, unknown>[]; results: { id: string; status: string }[]; figures: Record<string, unknown> };
+    expect(doc.ok).toBe(false);
+    expect(doc.time).toBe(new Date(FIXED_NOW).toISOString());
+    expect(doc.findings[0]).toEqual({
+      check: 'decision-links', severity: 'fail', file: 'MEMORY.md', line: 5,
+      message: 'link "memory/semantic/cache.md" does not resolve: no such file',
+      fix: 'fix the path or remove the index line (the decision may have been archived or renamed)', fixable: false,
+    });
+    expect(doc.results.map((x) => x.id)).toEqual(CHECKS.map((c) => c.id));
+    expect(doc.results.find((x) => x.id === 'index-fresh')!.status).toBe('skipped');
+    expect(Object.keys(doc.figures)).toEqual(expect.arrayContaining(['memory-budget', 'disk']));
+    const file = join(root, '.memtier/health.json');
+    expect(existsSync(file)).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(doc);
+  });
+
+  it('the same files and clock give the same report', async () => {
+    const a = await runCli(['health', '--root', fixture('syntax'), '--json']);
+    const b = await runCli(['health', '--root', fixture('syntax'), '--json']);
+    const strip = (s: string) => s.replace(/"(freeBytes|fsBytes)": \d+/g, '');
+    expect(strip(a.stdout)).toBe(strip(b.stdout));
+  });
+});
+
+describe('a check that throws', () => {
+  it('becomes a finding and the other checks still run', async () => {
+    const boom: Check = { ...CHECKS[0]!, id: 'boom', run() { throw new Error('kaboom'); } };
+    const root = fixture('clean');
+    const r = await runHealth(testCtx(root), { checks: [boom, ...CHECKS.slice(1, 3)] });
+    expect(r.findings).toEqual([{ check: 'boom', severity: 'fail', message: 'check boom threw: kaboom', fix: expect.any(String), fixable: false }]);
+    expect(r.results.map((x) => [x.id, x.status])).toEqual([['boom', 'fail'], [CHECKS[1]!.id, 'pass'], [CHECKS[2]!.id, 'pass']]);
+    expect(r.exitCode).toBe(1);
+  });
+});

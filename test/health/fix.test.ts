@@ -1,0 +1,102 @@
+/**
+ * `health --fix`: each repair on its fixture, the person's text byte-identical afterwards,
+ * and a second --fix with nothing left to fix.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runHealth } from '../../lib/health/run.js';
+import { readTree, rmTree, testCtx } from '../helpers.js';
+import { copyFixture, expectations, fixtureNames } from './fixture-kit.js';
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots) rmTree(r); });
+
+async function fixTwice(name: string) {
+  const root = copyFixture(name);
+  roots.push(root);
+  const { env } = expectations(name);
+  const ctx = testCtx(root, undefined, undefined, env);
+  const before = readTree(root);
+  const first = await runHealth(ctx, { fix: true });
+  const after = readTree(root);
+  const second = await runHealth(ctx, { fix: true });
+  return { root, before, after, first, second };
+}
+
+describe('health --fix', () => {
+  it('appends a closure block skeleton to each past day and leaves the day\'s text as it was', async () => {
+    const { before, after, first, second } = await fixTwice('closure-block');
+    for (const rel of ['memory/episodic/2026-05-13.md', 'memory/episodic/2026-05-12.md']) {
+      expect(first.fixed).toContain(`closure-block: appended a closure block skeleton to ${rel}`);
+      expect(after[rel]!.startsWith(before[rel]!)).toBe(true);
+    }
+    expect(after['memory/episodic/2026-05-13.md']!.slice(before['memory/episodic/2026-05-13.md']!.length)).toBe('\nUpdated: 2026-05-13\nDecisions: (not written yet)\nSignal: (not written yet)\nOpen: (not written yet)\n');
+    // the partly closed day gets only what it lacks
+    expect(after['memory/episodic/2026-05-12.md']!.slice(before['memory/episodic/2026-05-12.md']!.length)).toBe('\nSignal: (not written yet)\nOpen: (not written yet)\n');
+    expect(first.findings.filter((f) => f.check === 'closure-block')).toEqual([]);
+    expect(second.fixed).toEqual([]);
+  });
+
+  it('archives an overdue day by moving it unchanged to memory/archive/YYYY/MM/', async () => {
+    const { before, after, first, second } = await fixTwice('episodic-count');
+    expect(first.fixed).toEqual(['episodic-count: archived memory/episodic/2026-04-01.md → memory/archive/2026/04/2026-04-01.md']);
+    expect(after['memory/episodic/2026-04-01.md']).toBeUndefined();
+    expect(after['memory/archive/2026/04/2026-04-01.md']).toBe(before['memory/episodic/2026-04-01.md']);
+    expect(first.ok).toBe(true);
+    expect(second.fixed).toEqual([]);
+  });
+
+  it('quarantines a torn last line and keeps every complete line byte for byte', async () => {
+    const { root, before, after, first, second } = await fixTwice('wal-integrity-torn');
+    const buf = before['memory/working-buffer.md']!;
+    const cut = buf.lastIndexOf('\n') + 1;
+    expect(after['memory/working-buffer.md']).toBe(buf.slice(0, cut));
+    const torn = readdirSync(join(root, 'memory/.trash/torn'));
+    expect(torn).toHaveLength(1);
+    expect(readFileSync(join(root, 'memory/.trash/torn', torn[0]!), 'utf8')).toBe(buf.slice(cut) + '\n');
+    expect(first.fixed[0]).toMatch(/^wal-integrity: quarantined the torn last line of memory\/working-buffer\.md to memory\/\.trash\/torn\//);
+    expect(first.ok).toBe(true);
+    expect(second.fixed).toEqual([]);
+  });
+
+  it('removes orphan temp files and moves a stale git lock to the trash', async () => {
+    const { root, first, second } = await fixTwice('leftovers');
+    for (const rel of ['memory/semantic/.people.md.memtier-tmp-3f9a1c0b2d4e', '.MEMORY.md.memtier-tmp-0011aabbccdd']) {
+      expect(existsSync(join(root, rel)), rel).toBe(false);
+      expect(first.fixed).toContain(`leftovers: removed the orphan temp file ${rel}`);
+    }
+    expect(existsSync(join(root, '.git/index.lock'))).toBe(false);
+    expect(readFileSync(join(root, 'memory/.trash/2026-05-15T143000/.git/index.lock'), 'utf8')).toBe('<!-- expect: leftovers -->\n');
+    expect(first.fixed).toContain('leftovers: moved .git/index.lock to memory/.trash/2026-05-15T143000/.git/index.lock');
+    expect(first.findings.filter((f) => f.check === 'leftovers')).toEqual([]);
+    expect(second.fixed).toEqual([]);
+  });
+
+  it('breaks a stale memtier lock (the store then removes the lock leftovers and its holder\'s temp files)', async () => {
+    const { root, first, second } = await fixTwice('leftovers-stale-lock');
+    expect(first.fixed).toContain('leftovers: broke the stale lock .memtier/lock');
+    expect(existsSync(join(root, '.memtier/lock'))).toBe(false);
+    expect(existsSync(join(root, 'memory/semantic/.decisions.md.memtier-tmp-a1b2c3d4e5f6'))).toBe(false);
+    expect(existsSync(join(root, '.memtier/lock.stale-1a2b3c4d'))).toBe(false);
+    expect(first.findings.filter((f) => f.check === 'leftovers')).toEqual([]);
+    expect(second.fixed).toEqual([]);
+  });
+
+  describe('on every fixture: a second --fix finds nothing to fix, and no person-written file loses a byte', () => {
+    for (const name of fixtureNames()) {
+      it(name, async () => {
+        const { before, after, second } = await fixTwice(name);
+        expect(second.fixed).toEqual([]);
+        expect(second.findings.filter((f) => f.fixable)).toEqual([]);
+        for (const [rel, text] of Object.entries(before)) {
+          if (rel.includes('.memtier-tmp-') || rel.startsWith('.git/')) continue; // not memory: moved to the trash
+          const now = after[rel] ?? Object.entries(after).find(([k]) => k.startsWith('memory/archive/') && k.endsWith(rel.slice(rel.lastIndexOf('/'))))?.[1];
+          expect(now, `${rel} still exists (in place or archived)`).toBeDefined();
+          const kept = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1); // a torn tail goes to the trash
+          expect(now!.startsWith(kept), `${rel} keeps its text`).toBe(true);
+        }
+      });
+    }
+  });
+});

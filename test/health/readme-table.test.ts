@@ -1,0 +1,30 @@
+/**
+ * The README's check table is generated from the registry (`memtier health --list --markdown`):
+ * README.md must hold exactly that table between its markers.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checksTable, tableInReadme, TABLE_END, TABLE_START } from '../../lib/health/table.js';
+import { CHECKS } from '../../lib/health/checks/index.js';
+import { REPO } from '../helpers.js';
+
+const readmePath = join(REPO, 'README.md');
+const readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
+const hasMarkers = readme.includes(TABLE_START) && readme.includes(TABLE_END);
+
+describe('README check table', () => {
+  it.skipIf(!hasMarkers)(`README.md holds the generated table between ${TABLE_START} and ${TABLE_END} (skipped while the markers are absent; paste "memtier health --list --markdown")`, () => {
+    expect(tableInReadme(readme)).toBe(checksTable());
+  });
+
+  it('the generated table has one row per registered check, in registry order, and every check is documented', () => {
+    const rows = checksTable().trim().split('\n').slice(2);
+    expect(rows.map((r) => /^\| `([a-z-]+)` \|/.exec(r)?.[1])).toEqual(CHECKS.map((c) => c.id));
+    for (const c of CHECKS) {
+      expect(new Set(CHECKS.filter((x) => x.id === c.id)).size, `${c.id} is unique`).toBe(1);
+      for (const k of ['trigger', 'failing', 'fixed', 'why'] as const) expect(c.doc[k].length, `${c.id}.doc.${k}`).toBeGreaterThan(10);
+      expect(c.fixable, `${c.id}: fixable iff it has a fix`).toBe(c.fix !== undefined);
+    }
+  });
+});
