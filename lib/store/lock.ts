@@ -1,12 +1,23 @@
 /**
  * One inter-process lock per memory root: `.memtier/lock`, created with O_EXCL and holding
- * `pid host token time`. Why our own and not proper-lockfile: a holder killed with SIGKILL
- * must not block others for long (we check the holder's pid on this host, so a dead holder's
- * lock is broken at once; locks from other hosts go stale after STALE_MS), and a compromised
- * lock must abort the write: `verify()` re-reads the token synchronously right before every
- * commit point (rename, append), where proper-lockfile only reports compromise later from a timer.
+ * `pid host token time` on its first line.
+ *
+ * Why our own and not proper-lockfile: proper-lockfile decides staleness only by the lock's
+ * age (its mtime, refreshed by a timer in the holder), so a holder killed with SIGKILL blocks
+ * every other writer until the stale timeout passes (10 s by default), and a compromised lock
+ * is only reported later, asynchronously, from that timer (by default by throwing from it),
+ * while the write it was protecting goes ahead. It is also async-only, and memtier's write
+ * path is synchronous. Here:
+ *  - a holder on this host is checked by pid (and, on Linux, by the process start time, so a
+ *    recycled pid is not mistaken for the holder): a dead holder's lock is broken at once;
+ *    locks from other hosts go stale after STALE_MS without change;
+ *  - `verify()` re-reads the lock file synchronously right before every commit point (each
+ *    rename and each append), so a write under a compromised lock is aborted, not performed;
+ *  - before each append the holder records what it is about to append (an "intent" line in
+ *    its own lock file); whoever breaks the lock of a holder that died mid-append can then
+ *    cut the torn bytes off exactly (see Store.recover).
  */
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -16,26 +27,63 @@ import { crashPoint } from './crash.js';
 export const LOCK_FILE = '.memtier/lock';
 /** A lock whose holder we cannot check (other host) is stale after this long without change. */
 export const STALE_MS = 30_000;
+/** Default time a writer waits for the lock (MEMTIER_LOCK_TIMEOUT_MS overrides). */
+export const LOCK_TIMEOUT_MS = 15_000;
 
 export interface LockInfo { pid: number; host: string; token: string; time: string }
 
+/** What a holder was appending when it wrote its intent line (see LockHandle.intent). */
+export interface AppendIntent { rel: string; offset: number; data: string }
+
 export interface LockHandle {
   readonly token: string;
-  /** Throws LockCompromised unless the lock file still holds our token. */
+  /** Throws a MemtierError with code `lock-compromised` unless the lock file still holds our token. */
   verify(): void;
+  /** Record (or clear, with undefined) the append about to happen, for crash recovery. */
+  intent(i: AppendIntent | undefined): void;
   release(): void;
 }
+
+/** What acquireLock found when it broke a dead holder's lock. */
+export interface Recovery {
+  /** At least one stale lock was broken (its holder died): sweep temp files. */
+  brokeStale: boolean;
+  /** Appends the dead holders had announced. */
+  intents: AppendIntent[];
+}
+
+export interface Acquired { handle: LockHandle; recovery: Recovery }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
+/** Tokens of the locks this process holds (a lock with our pid but another token is a dead predecessor's). */
+const heldTokens = new Set<string>();
+
+/** Parse a lock file's text: the holder (first line) and its append intent (second line), if any. */
+export function parseLock(text: string): { info?: LockInfo; intent?: AppendIntent } {
+  const nl = text.indexOf('\n');
+  const [pid, host, token, time] = (nl < 0 ? text : text.slice(0, nl)).trim().split(' ');
+  const out: { info?: LockInfo; intent?: AppendIntent } = {};
+  if (pid && host && token && /^\d+$/.test(pid)) out.info = { pid: Number(pid), host, token, time: time ?? '' };
+  if (nl >= 0) {
+    const rest = text.slice(nl + 1);
+    const end = rest.indexOf('\n');
+    if (end > 0) {
+      try {
+        const j = JSON.parse(rest.slice(0, end)) as Partial<AppendIntent>;
+        if (typeof j.rel === 'string' && typeof j.offset === 'number' && typeof j.data === 'string') out.intent = { rel: j.rel, offset: j.offset, data: j.data };
+      } catch { /* half-written intent: ignore */ }
+    }
+  }
+  return out;
+}
+
 export function readLockInfo(path: string): LockInfo | undefined {
   try {
-    const [pid, host, token, time] = readFileSync(path, 'utf8').trim().split(' ');
-    if (!pid || !host || !token) return undefined;
-    return { pid: Number(pid), host, token, time: time ?? '' };
+    return parseLock(readFileSync(path, 'utf8')).info;
   } catch {
     return undefined;
   }
@@ -51,37 +99,102 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Linux: state and start time (ms since the epoch) of `pid` from /proc (USER_HZ is 100 on
+ * every Linux ABI); undefined elsewhere or when unreadable.
+ */
+function procInfo(pid: number): { state: string; startMs: number } | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return undefined;
+    return { state: fields[0] ?? '', startMs: (btime + ticks / 100) * 1000 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Is the holder of a lock written at `lockMtimeMs` by `info` still running? */
+function holderAlive(info: LockInfo, lockMtimeMs: number): boolean {
+  if (info.pid === process.pid) return heldTokens.has(info.token);
+  if (!pidAlive(info.pid)) return false;
+  const p = procInfo(info.pid);
+  if (!p) return true;
+  // A zombie (killed, not yet reaped by its parent) holds nothing.
+  if (p.state === 'Z' || p.state === 'X') return false;
+  // A process that started after the lock was written cannot be its holder: the pid was recycled.
+  return p.startMs <= lockMtimeMs + 1_000;
+}
+
 /** Is the lock at `path` stale (holder dead on this host, or unchanged for STALE_MS)? */
 export function lockIsStale(path: string, now = Date.now()): boolean {
-  const info = readLockInfo(path);
-  let mtime = now;
-  try { mtime = statSync(path).mtimeMs; } catch { return false; }
-  if (info && info.host === hostname()) return !pidAlive(info.pid);
+  let mtime: number;
+  let info: LockInfo | undefined;
+  try {
+    mtime = statSync(path).mtimeMs;
+    info = parseLock(readFileSync(path, 'utf8')).info;
+  } catch {
+    return false; // gone: not stale, just retry
+  }
+  if (info && info.host === hostname()) return !holderAlive(info, mtime);
   // unreadable (half-written by a killed holder) or foreign host: go by age
   if (!info && now - mtime > 1_000) return true;
   return now - mtime > STALE_MS;
 }
 
-export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs = Number(env.MEMTIER_LOCK_TIMEOUT_MS ?? 15_000)): LockHandle {
+function stateDir(root: string): string {
   const dir = join(root, '.memtier');
+  try {
+    if (lstatSync(dir).isSymbolicLink()) {
+      throw new MemtierError('.memtier is a symbolic link; memtier keeps its lock inside the memory root only', { code: 'path', rule: 'no-symlink', file: '.memtier', hint: 'replace the link with a real folder (or delete it; it is rebuilt)' });
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dir, { recursive: true });
+  }
+  return dir;
+}
+
+export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs?: number): LockHandle {
+  return acquireLockWithRecovery(root, env, timeoutMs).handle;
+}
+
+export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, timeoutMs = Number(env.MEMTIER_LOCK_TIMEOUT_MS ?? LOCK_TIMEOUT_MS)): Acquired {
+  stateDir(root);
   const path = join(root, LOCK_FILE);
-  mkdirSync(dir, { recursive: true });
   const token = randomBytes(8).toString('hex');
-  const body = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`;
-  const deadline = Date.now() + timeoutMs;
-  let wait = 1;
+  const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`;
+  const headerLen = Buffer.byteLength(header);
+  const deadline = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : LOCK_TIMEOUT_MS);
+  const recovery: Recovery = { brokeStale: false, intents: [] };
+  let fd: number | undefined;
+  let attempt = 0;
   for (;;) {
     try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-      try { writeSync(fd, body); } finally { closeSync(fd); }
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+      try {
+        writeSync(fd, header);
+      } catch (e) {
+        closeSync(fd);
+        try { unlinkSync(path); } catch { /* ignore */ }
+        throw e;
+      }
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new MemtierError(`cannot create the lock file: ${(e as NodeJS.ErrnoException).code}`, { code: 'lock', file: LOCK_FILE, cause: e, hint: 'check that the memory root is writable' });
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') {
+        throw new MemtierError(`cannot create the lock file: ${code ?? (e as Error).message}`, { code: 'lock', file: LOCK_FILE, cause: e, hint: 'check that the memory root is writable' });
       }
     }
     if (lockIsStale(path)) {
-      breakStaleLock(path);
+      const broken = breakStaleLock(path);
+      if (broken) {
+        recovery.brokeStale = true;
+        if (broken.intent) recovery.intents.push(broken.intent);
+      }
       continue;
     }
     if (Date.now() > deadline) {
@@ -92,12 +205,14 @@ export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs = Nu
         hint: 'another memtier command is writing; try again. If no memtier process is running, "memtier health --fix" removes a stale lock',
       });
     }
-    sleepMs(wait);
-    wait = Math.min(50, wait * 2);
+    // Short randomized back-off: mutations hold the lock for milliseconds.
+    attempt++;
+    sleepMs(1 + Math.floor(Math.random() * Math.min(20, 2 ** Math.min(attempt, 5))));
   }
+  heldTokens.add(token);
   crashPoint(env, 'lock.acquired');
   let released = false;
-  return {
+  const handle: LockHandle = {
     token,
     verify() {
       const info = readLockInfo(path);
@@ -109,36 +224,61 @@ export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs = Nu
         });
       }
     },
+    intent(i) {
+      if (released || fd === undefined) return;
+      ftruncateSync(fd, headerLen);
+      if (i) writeSync(fd, JSON.stringify(i) + '\n', headerLen);
+    },
     release() {
       if (released) return;
       released = true;
-      const info = readLockInfo(path);
-      if (info && info.token === token) {
-        try { unlinkSync(path); } catch { /* already gone */ }
+      heldTokens.delete(token);
+      if (fd !== undefined) {
+        const ourInode = fstatSync(fd).ino;
+        try { closeSync(fd); } catch { /* ignore */ }
+        fd = undefined;
+        try {
+          // Remove the lock only if it is still ours (same file, same token).
+          const st = lstatSync(path);
+          if (st.ino === ourInode && readLockInfo(path)?.token === token) unlinkSync(path);
+        } catch { /* already gone */ }
       }
     },
   };
+  return { handle, recovery };
 }
 
 /**
  * Break a stale lock: rename it aside (only one breaker wins the rename), check that what we
- * renamed is still stale (not a fresh lock another breaker just made), then remove it.
+ * renamed is still stale (not a fresh lock another process just made), then remove it.
+ * Returns what the dead holder left (its append intent), or undefined if we did not break it.
  */
-function breakStaleLock(path: string): void {
+function breakStaleLock(path: string): { intent?: AppendIntent } | undefined {
   const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
   try {
     renameSync(path, aside);
   } catch {
-    return; // someone else broke it first
+    return undefined; // someone else broke it first
   }
-  const info = readLockInfo(aside);
-  const stillStale = !info || info.host !== hostname() || !pidAlive(info.pid);
+  let text = '';
+  let mtime = 0;
+  try {
+    text = readFileSync(aside, 'utf8');
+    mtime = statSync(aside).mtimeMs;
+  } catch { /* unreadable: treat as stale */ }
+  const parsed = parseLock(text);
+  const info = parsed.info;
+  const stillStale = !info || info.host !== hostname() ? lockIsStale(aside) : !holderAlive(info, mtime);
   if (!stillStale) {
     // We moved a live lock: put it back unless a new one exists (then its holder will see
-    // LockCompromised at its next verify() and abort, never write unprotected).
+    // lock-compromised at its next verify() and abort, never write unprotected).
     try { linkSync(aside, path); } catch { /* a new lock exists: leave it */ }
     try { unlinkSync(aside); } catch { /* ignore */ }
-    return;
+    return undefined;
   }
   try { unlinkSync(aside); } catch { /* ignore */ }
+  return parsed.intent ? { intent: parsed.intent } : {};
 }
+
+/** Leftover `.memtier/lock.stale-*` files (a breaker killed mid-break). */
+export const STALE_ASIDE_RE = /^lock\.stale-[0-9a-f]{8}$/;

@@ -5,21 +5,27 @@
  *   store.mutate((tx) => { tx.append('memory/working-buffer.md', line + '\n'); });
  *
  * Every mutation runs under the root's lock; every write passes the guards (path containment,
- * no symlinks, control characters, secrets, size, strict frontmatter); replaces are atomic,
- * appends durable, removals go to memory/.trash/.
+ * no symlinks, reserved names, control characters, secrets, size, strict frontmatter); replaces
+ * are atomic, appends durable, removals go to memory/.trash/. A mutation that finds the lock of
+ * a holder that died first repairs what the crash left: the torn tail of an interrupted append
+ * is cut off exactly (and kept in memory/.trash/torn/), and orphan temp files are removed.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { MemtierError } from '../core/errors.js';
 import { localStamp } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { PATHS } from '../format/layout.js';
-import { atomicReplace, durableAppend, fsyncDir } from './fsync.js';
-import { acquireLock, type LockHandle } from './lock.js';
-import { resolveInside } from './guards/paths.js';
+import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
+import { atomicReplace, durableAppend, fsyncDir, sweepOrphanTemps, truncateFile } from './fsync.js';
+import { acquireLockWithRecovery, lockIsStale, parseLock, STALE_ASIDE_RE, type AppendIntent, type LockHandle, type Recovery } from './lock.js';
+import { assertNotReserved, resolveInside } from './guards/paths.js';
 import { assertNoSecrets } from './guards/secrets.js';
 import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from './guards/text.js';
 import { ID_RE } from '../format/entry.js';
+
+export { findOrphanTemps } from './fsync.js';
 
 export interface StoreCtx {
   root: string;
@@ -27,28 +33,54 @@ export interface StoreCtx {
   clock: Clock;
 }
 
-/** Strict read of a memory file (no lock needed): undefined when missing. */
-export function readMemoryFile(root: string, rel: string): string | undefined {
-  const abs = resolveInside(root, rel);
-  let buf: Buffer;
-  try {
-    const st = lstatSync(abs);
-    if (st.isSymbolicLink()) throw new MemtierError('is a symbolic link; memtier does not follow links', { code: 'path', rule: 'no-symlink', file: rel });
-    if (!st.isFile()) throw new MemtierError('is not a regular file', { code: 'path', file: rel });
-    if (st.size > MAX_FILE_BYTES) return decodeStrict(new Uint8Array(st.size), rel); // throws oversized
-    buf = readFileSync(abs);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  return decodeStrict(buf, rel);
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+function notRegular(rel: string): MemtierError {
+  return new MemtierError('is not a regular file', { code: 'path', rule: 'regular-file', file: rel, hint: 'memtier reads and writes plain files only' });
 }
 
-/** Optional hook run on every replaced `.md` whose content starts with frontmatter (set by lib/format/frontmatter). */
-export type FrontmatterValidator = (content: string, file: string) => void;
-let frontmatterValidator: FrontmatterValidator | undefined;
-export function setFrontmatterValidator(v: FrontmatterValidator): void {
-  frontmatterValidator = v;
+function symlinkError(rel: string): MemtierError {
+  return new MemtierError('is a symbolic link; memtier does not follow links', { code: 'path', rule: 'no-symlink', file: rel, hint: 'replace the link with a real file' });
+}
+
+function oversized(rel: string, size: number): MemtierError {
+  return new MemtierError(`file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split it into smaller notes, or archive old parts' });
+}
+
+/** Read a whole file by descriptor (no link followed, FIFOs never block), bounded by MAX_FILE_BYTES. */
+function readBytes(root: string, rel: string): Buffer | undefined {
+  const abs = resolveInside(root, rel);
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw symlinkError(rel);
+    throw new MemtierError(`cannot read: ${code ?? (e as Error).message}`, { code: 'io', file: rel, cause: e, hint: 'check permissions' });
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notRegular(rel);
+    if (st.size > MAX_FILE_BYTES) throw oversized(rel, st.size);
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const n = readSync(fd, buf, off, buf.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === buf.length ? buf : buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Strict read of a memory file (no lock needed): undefined when missing. */
+export function readMemoryFile(root: string, rel: string): string | undefined {
+  const buf = readBytes(root, rel);
+  return buf === undefined ? undefined : decodeStrict(buf, rel);
 }
 
 export interface WriteOptions {
@@ -59,6 +91,8 @@ export interface WriteOptions {
   expected?: string | null;
 }
 
+const lossy = new TextDecoder('utf-8');
+
 export class Tx {
   constructor(private readonly ctx: StoreCtx, private readonly lock: LockHandle) {}
 
@@ -66,28 +100,44 @@ export class Tx {
     return resolveInside(this.ctx.root, rel);
   }
 
+  private get commit() {
+    return { beforeCommit: () => this.lock.verify() };
+  }
+
   read(rel: string): string | undefined {
     return readMemoryFile(this.ctx.root, rel);
   }
 
+  /** Does anything (file, folder or link) exist at `rel`? */
   exists(rel: string): boolean {
-    return existsSync(this.abs(rel));
+    try {
+      lstatSync(this.abs(rel));
+      return true;
+    } catch (e) {
+      if (e instanceof MemtierError) throw e;
+      return false;
+    }
   }
 
-  private guard(rel: string, text: string, lineOffset = 0): string {
+  private guard(rel: string, text: string): string {
     const clean = sanitizeText(text);
-    assertNoSecrets(clean, rel, lineOffset);
+    assertNoSecrets(clean, rel);
     return clean;
   }
 
-  /** Atomic replace of a whole file (created if missing). */
+  /**
+   * Atomic replace of a whole file (created if missing). A `.md` whose content opens with
+   * frontmatter must parse strictly (lib/format/frontmatter.ts), else nothing is written.
+   */
   write(rel: string, content: string, opts: WriteOptions = {}): void {
+    assertNotReserved(rel);
     const abs = this.abs(rel);
     const clean = this.guard(rel, content);
-    if (Buffer.byteLength(clean) > MAX_FILE_BYTES) {
-      throw new MemtierError(`refused: ${Buffer.byteLength(clean)} bytes is over the ${MAX_FILE_BYTES}-byte file limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split the content into several notes' });
+    const size = Buffer.byteLength(clean);
+    if (size > MAX_FILE_BYTES) {
+      throw new MemtierError(`refused: ${size} bytes is over the ${MAX_FILE_BYTES}-byte file limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split the content into several notes' });
     }
-    if (rel.endsWith('.md') && clean.startsWith('---') && frontmatterValidator) frontmatterValidator(clean, rel);
+    if (rel.endsWith('.md') && startsWithFrontmatter(clean)) parseFrontmatter(clean, rel);
     if (opts.expected !== undefined) {
       const now = this.read(rel);
       if ((opts.expected === null && now !== undefined) || (opts.expected !== null && now !== opts.expected)) {
@@ -98,61 +148,125 @@ export class Tx {
         });
       }
     }
+    this.checkTarget(rel, abs);
     mkdirSync(dirname(abs), { recursive: true });
-    this.lock.verify();
-    atomicReplace(abs, clean, this.ctx.env, rel);
+    atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
+  }
+
+  /** The target, if it exists, must be a regular file (a rename would replace a link or fail on a folder). */
+  private checkTarget(rel: string, abs: string): void {
+    try {
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) throw symlinkError(rel);
+      if (!st.isFile()) throw notRegular(rel);
+    } catch (e) {
+      if (e instanceof MemtierError) throw e;
+    }
   }
 
   /**
-   * Durable append of complete lines (`text` must end with "\n"). If the file ends in a torn
-   * memtier entry (a crash mid-write), the torn tail is quarantined first; if it ends in a
-   * complete human line without a newline, a newline is added before the new text.
+   * Durable append of complete lines (a missing final "\n" is added), in one write of at most
+   * MAX_ENTRY_BYTES. If the file ends in a torn memtier entry (a crash mid-write), the torn
+   * tail is quarantined first; if it ends in a complete human line without a newline, a
+   * newline is added before the new text.
    */
   append(rel: string, text: string): void {
+    assertNotReserved(rel);
     const abs = this.abs(rel);
     if (!text.endsWith('\n')) text += '\n';
     const clean = this.guard(rel, text);
     if (Buffer.byteLength(clean) > MAX_ENTRY_BYTES) {
       throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
     }
+    this.checkTarget(rel, abs);
     mkdirSync(dirname(abs), { recursive: true });
-    const prefix = this.repairTail(rel);
-    this.lock.verify();
-    durableAppend(abs, prefix + clean, this.ctx.env, rel);
+    const { prefix, size } = this.repairTail(rel, abs);
+    const data = prefix + clean;
+    if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
+    this.lock.intent({ rel, offset: size, data });
+    durableAppend(abs, data, this.ctx.env, rel, this.commit);
   }
 
-  /** Returns "\n" when the file lacks a final newline after a complete line; quarantines a torn entry. */
-  private repairTail(rel: string): string {
-    const cur = this.read(rel);
-    if (cur === undefined || cur.length === 0 || cur.endsWith('\n')) return '';
-    const cut = cur.lastIndexOf('\n') + 1;
-    const tail = cur.slice(cut);
-    if (isTornEntry(tail)) {
-      this.quarantine(rel, tail);
-      this.lock.verify();
-      atomicReplace(this.abs(rel), cur.slice(0, cut), this.ctx.env, rel);
-      return '';
+  /**
+   * Look at the file's last line. Returns the prefix to write before an append ("\n" when a
+   * complete human line lacks its newline) and the file's size afterwards. A torn memtier
+   * entry (see isTornEntry) is moved to memory/.trash/torn/ and cut off.
+   */
+  private repairTail(rel: string, abs: string): { prefix: string; size: number } {
+    let fd: number;
+    try {
+      fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { prefix: '', size: 0 };
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkError(rel);
+      throw e;
     }
-    return '\n';
+    let size: number;
+    let tail: Buffer;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw notRegular(rel);
+      size = st.size;
+      if (size === 0) return { prefix: '', size };
+      // An entry is at most MAX_ENTRY_BYTES: a longer last line is not ours.
+      const n = Math.min(size, MAX_ENTRY_BYTES + 1);
+      tail = Buffer.alloc(n);
+      readSync(fd, tail, 0, n, size - n);
+    } finally {
+      closeSync(fd);
+    }
+    const nl = tail.lastIndexOf(0x0a);
+    // The complete lines read here must be text (from the first line start inside the chunk).
+    const from = size > tail.length ? tail.indexOf(0x0a) + 1 : 0;
+    if (nl >= 0 && from <= nl) this.checkText(rel, tail.subarray(from, nl + 1), size - tail.length + from, abs);
+    if (nl === tail.length - 1) return { prefix: '', size };
+    if (nl < 0 && size > tail.length) return { prefix: '\n', size };
+    const lastBytes = tail.subarray(nl + 1);
+    const line = lossy.decode(lastBytes);
+    if (!isTornEntry(line)) {
+      this.checkText(rel, lastBytes, size - lastBytes.length, abs);
+      return { prefix: '\n', size };
+    }
+    const cut = size - lastBytes.length;
+    this.quarantine(rel, line);
+    truncateFile(abs, cut, this.ctx.env, rel, this.commit);
+    return { prefix: '', size: cut };
   }
 
-  /** Save a torn line to memory/.trash/torn/ so nothing is silently dropped. */
+  /** Refuse to append to a file whose end is not text (NUL bytes, invalid UTF-8), naming the line. */
+  private checkText(rel: string, bytes: Buffer, offset: number, abs: string): void {
+    if (bytes.indexOf(0) < 0 && isUtf8(bytes)) return;
+    // Report through the strict reader so the error names the right line of the whole file.
+    readMemoryFile(this.ctx.root, rel);
+    throw new MemtierError('file is not valid UTF-8 text near its end', { code: 'encoding', rule: 'utf-8', file: rel, hint: `re-save ${abs} as UTF-8 text (offset ${offset})` });
+  }
+
+  /** Save a torn line to memory/.trash/torn/STAMP-PATH.txt so nothing is silently dropped. Returns its path. */
   quarantine(rel: string, tail: string): string {
-    const q = `${PATHS.trash}/torn/${localStamp(this.ctx.clock.now(), this.ctx.clock.tz).replace(/:/g, '')}-${rel.replace(/\//g, '__')}.txt`;
+    const stamp = localStamp(this.ctx.clock.now(), this.ctx.clock.tz).replace(/:/g, '');
+    const base = `${PATHS.trash}/torn/${stamp}-${rel.replace(/[/\\]/g, '__')}`;
+    let q = `${base}.txt`;
+    for (let i = 1; this.exists(q); i++) q = `${base}-${i}.txt`;
     const abs = this.abs(q);
     mkdirSync(dirname(abs), { recursive: true });
-    atomicReplace(abs, sanitizeText(tail) + '\n', this.ctx.env, q);
+    atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit);
     return q;
   }
 
-  /** Rename inside the root; refuses to overwrite. */
+  /** Rename inside the root; refuses to overwrite anything (a file, a folder or a link). */
   move(fromRel: string, toRel: string): void {
+    assertNotReserved(toRel);
     const from = this.abs(fromRel);
     const to = this.abs(toRel);
-    if (existsSync(to)) throw new MemtierError(`cannot move ${fromRel}: ${toRel} already exists`, { code: 'exists', file: toRel });
+    if (!this.exists(fromRel)) throw new MemtierError(`cannot move ${fromRel}: it does not exist`, { code: 'missing', file: fromRel });
+    if (this.exists(toRel)) throw new MemtierError(`cannot move ${fromRel}: ${toRel} already exists`, { code: 'exists', file: toRel });
     mkdirSync(dirname(to), { recursive: true });
     this.lock.verify();
-    renameSync(from, to);
+    try {
+      renameSync(from, to);
+    } catch (e) {
+      throw new MemtierError(`cannot move ${fromRel} to ${toRel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: fromRel, cause: e, hint: 'check permissions; nothing was changed' });
+    }
     fsyncDir(dirname(to));
     if (dirname(to) !== dirname(from)) fsyncDir(dirname(from));
   }
@@ -161,37 +275,134 @@ export class Tx {
   trash(rel: string): string {
     const stamp = localStamp(this.ctx.clock.now(), this.ctx.clock.tz).replace(/:/g, '');
     let dest = `${PATHS.trash}/${stamp}/${rel}`;
-    for (let i = 1; existsSync(this.abs(dest)); i++) dest = `${PATHS.trash}/${stamp}-${i}/${rel}`;
+    for (let i = 1; this.exists(dest); i++) dest = `${PATHS.trash}/${stamp}-${i}/${rel}`;
     this.move(rel, dest);
     return dest;
   }
 
   mkdir(rel: string): void {
+    assertNotReserved(rel);
     mkdirSync(this.abs(rel), { recursive: true });
   }
 }
 
-/** A line that memtier wrote (starts like an entry) but that lacks its `^id` ending: torn by a crash. */
+/** The head of an entry as memtier writes it, by character class (D = digit): `- YYYY-MM-DD HH:MM ` or `- HH:MM `. */
+const HEAD_TEMPLATES = ['- DDDD-DD-DD DD:DD ', '- DD:DD '];
+function isHeadPrefix(line: string): boolean {
+  return HEAD_TEMPLATES.some((t) => line.length < t.length && [...line].every((c, i) => (t[i] === 'D' ? c >= '0' && c <= '9' : c === t[i])));
+}
+
+/**
+ * A last line (without its newline) that memtier wrote but a crash cut short: it starts like
+ * an entry (or is a prefix of an entry's head) and lacks its `^id` ending. Exact recovery
+ * after a crash uses the lock's append intent; this is the fallback for lines found later.
+ */
 export function isTornEntry(line: string): boolean {
+  if (line.length > 0 && isHeadPrefix(line)) return true;
   if (!/^- (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2} /.test(line)) return false;
   const m = /\s\^([A-Za-z0-9-]+)\s*$/.exec(line);
   return !(m && ID_RE.test(m[1]!));
 }
 
+/** What the last mutate repaired after a crash (for logs and tests). */
+export interface RepairReport {
+  /** Orphan temp files removed (root-relative). */
+  temps: string[];
+  /** Torn appends cut off: the file and where the torn bytes were saved. */
+  torn: { file: string; savedTo: string }[];
+}
+
+interface Held { tx: Tx; depth: number }
+/** Roots this process holds the lock of (mutate is re-entrant per root). */
+const held = new Map<string, Held>();
+
 export class Store {
+  /** Repairs done by the last mutate that broke a dead holder's lock (empty otherwise). */
+  lastRepair: RepairReport = { temps: [], torn: [] };
+
   constructor(readonly ctx: StoreCtx) {}
 
-  /** Run `fn` under the root's lock. The lock is released even when `fn` throws. */
+  /**
+   * Run `fn` under the root's lock. The lock is released even when `fn` throws. Nested calls
+   * on the same root in the same process reuse the held lock.
+   */
   mutate<T>(fn: (tx: Tx) => T): T {
-    if (!existsSync(this.ctx.root) || !statSync(this.ctx.root).isDirectory()) {
+    const key = resolve(this.ctx.root);
+    const outer = held.get(key);
+    if (outer) {
+      outer.depth++;
+      try { return fn(outer.tx); } finally { outer.depth--; }
+    }
+    let st;
+    try { st = statSync(this.ctx.root); } catch { st = undefined; }
+    if (!st || !st.isDirectory()) {
       throw new MemtierError(`memory root ${this.ctx.root} does not exist`, { code: 'no-memory', hint: 'run "memtier init"' });
     }
-    const lock = acquireLock(this.ctx.root, this.ctx.env);
+    const { handle, recovery } = acquireLockWithRecovery(this.ctx.root, this.ctx.env);
+    const tx = new Tx(this.ctx, handle);
+    held.set(key, { tx, depth: 1 });
     try {
-      return fn(new Tx(this.ctx, lock));
+      this.lastRepair = this.recover(tx, handle, recovery);
+      return fn(tx);
     } finally {
-      lock.release();
+      held.delete(key);
+      handle.release();
     }
+  }
+
+  /** After a holder died: cut torn appends back exactly, remove orphan temp files and lock leftovers. */
+  private recover(tx: Tx, lock: LockHandle, recovery: Recovery): RepairReport {
+    const report: RepairReport = { temps: [], torn: [] };
+    const intents = [...recovery.intents];
+    let crashed = recovery.brokeStale;
+    // Leftovers of a breaker that died between renaming a stale lock aside and removing it.
+    const dir = join(this.ctx.root, PATHS.state);
+    let names: string[] = [];
+    try { names = readdirSync(dir); } catch { /* none */ }
+    for (const name of names) {
+      if (!STALE_ASIDE_RE.test(name)) continue;
+      const p = join(dir, name);
+      if (!lockIsStale(p)) continue;
+      const parsed = readAside(p);
+      if (parsed?.intent) intents.push(parsed.intent);
+      try { unlinkSync(p); crashed = true; } catch { /* gone */ }
+    }
+    for (const i of intents) {
+      const saved = this.cutTorn(tx, lock, i);
+      if (saved) report.torn.push({ file: i.rel, savedTo: saved });
+    }
+    if (crashed) report.temps = sweepOrphanTemps(this.ctx.root);
+    return report;
+  }
+
+  /** If `i.rel` ends in a strict prefix of the announced append, save and cut it. */
+  private cutTorn(tx: Tx, lock: LockHandle, i: AppendIntent): string | undefined {
+    let abs: string;
+    try { abs = resolveInside(this.ctx.root, i.rel); } catch { return undefined; }
+    const data = Buffer.from(i.data, 'utf8');
+    let fd: number;
+    try { fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK); } catch { return undefined; }
+    let got: Buffer;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size <= i.offset || st.size >= i.offset + data.length) return undefined;
+      got = Buffer.alloc(st.size - i.offset);
+      readSync(fd, got, 0, got.length, i.offset);
+    } finally {
+      closeSync(fd);
+    }
+    if (!got.equals(data.subarray(0, got.length))) return undefined;
+    const saved = tx.quarantine(i.rel, lossy.decode(got));
+    truncateFile(abs, i.offset, this.ctx.env, i.rel, { beforeCommit: () => lock.verify() });
+    return saved;
+  }
+}
+
+function readAside(p: string): { intent?: AppendIntent } | undefined {
+  try {
+    return parseLock(readFileSync(p, 'utf8'));
+  } catch {
+    return undefined;
   }
 }
 

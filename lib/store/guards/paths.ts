@@ -6,13 +6,25 @@ import { lstatSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { MemtierError } from '../../core/errors.js';
 
-const BAD_CHARS = /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/u;
+/** C0/C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width and bidi controls, BOM. */
+export const INVISIBLE_CHARS = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+const BAD_CHARS = INVISIBLE_CHARS;
+const BAD_CHARS_G = new RegExp(INVISIBLE_CHARS.source, 'gu');
+/** Names memtier reserves for itself (temp files, the lock): never a write destination. */
+const RESERVED = /(?:^|\/)(?:\.[^/]*\.memtier-tmp-[^/]*|\.memtier\/lock[^/]*)$/s;
+
+/** Refuse a write destination that is one of memtier's own temp or lock names. */
+export function assertNotReserved(rel: string): void {
+  if (RESERVED.test(rel.replace(/\\/g, '/'))) {
+    throw new MemtierError(`path "${rel.replace(BAD_CHARS_G, '?').slice(0, 200)}" is a name memtier reserves for its temp files and lock`, { code: 'path', rule: 'reserved-name', file: rel, hint: 'choose another file name' });
+  }
+}
 
 export const SESSION_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export function assertSessionId(id: string): string {
-  if (!SESSION_ID_RE.test(id)) {
-    throw new MemtierError(`invalid session id "${id.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)}"`, {
+  if (typeof id !== 'string' || !SESSION_ID_RE.test(id)) {
+    throw new MemtierError(`invalid session id "${String(id).replace(/[^\x20-\x7e]/g, '?').slice(0, 80)}"`, {
       code: 'session-id',
       rule: 'session-id',
       hint: 'a session id is 1-64 characters: letters, digits, "_" and "-", starting with a letter or digit',
@@ -27,7 +39,8 @@ export function assertSessionId(id: string): string {
  */
 export function resolveInside(root: string, rel: string, opts: { checkLinks?: boolean } = {}): string {
   const fail = (why: string, hint: string): never => {
-    throw new MemtierError(`path "${rel.replace(BAD_CHARS, '?')}" ${why}`, { code: 'path', rule: 'path-containment', file: rel.replace(BAD_CHARS, '?'), hint });
+    const shown = rel.replace(BAD_CHARS_G, '?').slice(0, 200);
+    throw new MemtierError(`path "${shown}" ${why}`, { code: 'path', rule: 'path-containment', file: shown, hint });
   };
   if (rel.length === 0) fail('is empty', 'give a path relative to the memory root, e.g. memory/semantic/people.md');
   if (BAD_CHARS.test(rel)) fail('contains a control, bidi or zero-width character', 'use plain printable characters in paths');

@@ -11,18 +11,26 @@ export interface SecretRule {
   re: RegExp;
   /** Which capture group holds the secret value to mask (default: whole match). */
   group?: number;
+  /** The value (group) must pass valueIsSecretLike; group - 1 holds the separator. */
+  valueLooksSecret?: boolean;
 }
 
 export const SECRET_RULES: SecretRule[] = [
   { id: 'anthropic-key', description: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
-  { id: 'openai-key', description: 'OpenAI API key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/ },
+  // The value must hold a digit: keeps kebab-case words such as "sk-learn-model-selection-notes" out.
+  { id: 'openai-key', description: 'OpenAI API key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/ },
   { id: 'github-token', description: 'GitHub token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/ },
   { id: 'github-pat', description: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{30,}/ },
-  { id: 'clawhub-token', description: 'ClawHub token', re: /\bclh_[A-Za-z0-9_-]{16,}/ },
+  { id: 'clawhub-token', description: 'ClawHub token', re: /\bclh_(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{16,}/ },
   { id: 'aws-access-key-id', description: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
-  { id: 'aws-secret-key', description: 'AWS secret access key', re: /\baws_?secret_?access_?key\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i, group: 1 },
-  { id: 'slack-token', description: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
-  { id: 'slack-webhook', description: 'Slack webhook URL', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,}/ },
+  {
+    id: 'aws-secret-key',
+    description: 'AWS secret access key',
+    re: /(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i,
+    group: 1,
+  },
+  { id: 'slack-token', description: 'Slack token', re: /\bxox[abposre]-[A-Za-z0-9-]{10,}/ },
+  { id: 'slack-webhook', description: 'Slack webhook URL', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,}/ },
   { id: 'google-api-key', description: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}/ },
   { id: 'stripe-key', description: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{16,}/ },
   { id: 'jwt', description: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
@@ -34,10 +42,27 @@ export const SECRET_RULES: SecretRule[] = [
   {
     id: 'password-assignment',
     description: 'password, secret, token or API key assignment',
-    re: /\b(?:password|passwd|pwd|secret|client_secret|token|access_token|auth_token|api_?key|apikey)\b["']?\s*[:=]\s*["']?([^\s"',;]{4,})/i,
-    group: 1,
+    // Also DB_PASSWORD=…, GITHUB_TOKEN=… (an "_" may precede the name); "max_tokens=…" does not match.
+    re: /(?<![A-Za-z0-9])(?:password|passwd|pwd|secret|secret_?key|client_?secret|api_?secret|token|access_?token|auth_?token|refresh_?token|api_?key|apikey|private_?key)["']?\s*([:=])\s*["']?([^\s"',;]{4,})/i,
+    group: 2,
+    valueLooksSecret: true,
   },
 ];
+
+/** Placeholder values people write in docs: not secrets. */
+const PLACEHOLDER = /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^}]*\}\}|%[A-Z_]+%|changeme|change_me|redacted|\[redacted\]|example|sample|dummy|placeholder|your[-_a-z]*|null|none|nil|true|false|undefined|env|required|optional|string|password|passwd|pass|secret|token|hidden|masked|tbd|todo)$/i;
+
+/**
+ * After "key:" (prose, YAML) a value must look machine-made to count: a digit or a symbol in
+ * it, not a plain word ("password: rotated", "token: refreshed"). After "key=" (config) any
+ * non-placeholder value of 4+ characters counts.
+ */
+function valueIsSecretLike(value: string, sep: string): boolean {
+  if (PLACEHOLDER.test(value)) return false;
+  if (/^\d{1,9}$/.test(value)) return false; // "max_token=4096", "token: 5"
+  if (sep === '=') return value.length >= 4;
+  return value.length >= 6 && /[^A-Za-z]/.test(value) && !/^[A-Za-z]+[.!?]$/.test(value);
+}
 
 export interface SecretFinding {
   rule: string;
@@ -54,9 +79,6 @@ export function mask(value: string): string {
   return `${value.slice(0, keep)}****(${value.length} chars)`;
 }
 
-/** Placeholder values people write in docs: not secrets. */
-const PLACEHOLDER = /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{?[A-Z_]+\}?|%[A-Z_]+%|changeme|redacted|example|your[-_a-z]*|null|none|true|false|\[redacted\])$/i;
-
 export function scanSecrets(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   for (const rule of SECRET_RULES) {
@@ -64,6 +86,7 @@ export function scanSecrets(text: string): SecretFinding[] {
     for (const m of text.matchAll(re)) {
       const value = m[rule.group ?? 0] ?? m[0];
       if (rule.group && PLACEHOLDER.test(value)) continue;
+      if (rule.valueLooksSecret && !valueIsSecretLike(value, m[rule.group! - 1] ?? '=')) continue;
       const line = text.slice(0, m.index).split('\n').length;
       out.push({ rule: rule.id, description: rule.description, line, masked: mask(value) });
     }
