@@ -1,0 +1,118 @@
+/**
+ * `memtier search QUERY`: ranked search over every tier (tags + BM25 + activation).
+ */
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagList, flagNumber, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { isEntryType, type EntryType } from '../format/entry.js';
+import type { SearchOptions, SearchResponse, SearchResult } from '../search/search.js';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function dateFlag(args: Args, name: string): string | undefined {
+  const v = flagString(args, name);
+  if (v !== undefined && !DATE.test(v)) throw new UsageError(`search: --${name} expects a date YYYY-MM-DD, got "${v}"`, `for example --${name} 2026-05-01`);
+  return v;
+}
+
+/** Parse the flags shared by search and recall into SearchOptions. */
+export function searchOptionsFromArgs(args: Args): SearchOptions {
+  const opts: SearchOptions = {};
+  const k = flagNumber(args, 'k');
+  if (k !== undefined) {
+    if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k expects a positive whole number, got ${k}`, 'for example --k 10');
+    opts.k = k;
+  }
+  const tags = flagList(args, 'tags');
+  if (tags?.length) opts.tags = tags;
+  const type = flagString(args, 'type');
+  if (type !== undefined) {
+    const t = type.toUpperCase();
+    if (!isEntryType(t)) throw new UsageError(`--type must be one of PREF, DECISION, PROJ, TECH, LESSON, PEOPLE, EVENT, TEMP; got "${type}"`);
+    opts.type = t as EntryType;
+  }
+  const since = dateFlag(args, 'since');
+  if (since) opts.since = since;
+  const until = dateFlag(args, 'until');
+  if (until) opts.until = until;
+  const tier = flagString(args, 'tier');
+  if (tier) opts.tier = tier as 'hot' | 'warm' | 'cold';
+  if (flagBool(args, 'explain')) opts.explain = true;
+  return opts;
+}
+
+export function citation(r: SearchResult): string {
+  return r.endLine > r.line ? `${r.path}#L${r.line}-L${r.endLine}` : `${r.path}#L${r.line}`;
+}
+
+function oneLineText(t: string, max = 240): string {
+  const s = t.replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+function render(resp: SearchResponse, explain: boolean): string {
+  if (resp.results.length === 0) {
+    return `no match for "${resp.query}"${resp.terms.length ? ` (terms: ${resp.terms.join(' ')})` : ''}\ntry fewer or other words, drop --tags/--type/--since filters, or check "memtier health"`;
+  }
+  const out: string[] = [];
+  if (resp.range) out.push(`time: ${resp.range.from}${resp.range.to !== resp.range.from ? ` … ${resp.range.to}` : ''} (from "${resp.range.phrases.join('", "')}")`);
+  resp.results.forEach((r, i) => {
+    const meta = [r.type && `[${r.type}]`, r.date, r.tier, r.tags.length ? r.tags.map((t) => `#${t}`).join(' ') : undefined].filter(Boolean).join(' ');
+    out.push(`${i + 1}. ${citation(r)}${r.id ? ` ^${r.id}` : ''}  ${meta}  score ${r.score}`);
+    out.push(`   ${r.heading ? `${r.heading} — ` : ''}${oneLineText(r.text)}`);
+    if (r.duplicates?.length) out.push(`   (+${r.duplicates.length} near-duplicate${r.duplicates.length > 1 ? 's' : ''}: ${r.duplicates.join(', ')})`);
+    if (explain && r.explain) out.push(`   explain: ${Object.entries(r.explain).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  });
+  if (resp.total > resp.results.length) out.push(`${resp.total - resp.results.length} more matches; raise --k to see them`);
+  return out.join('\n');
+}
+
+export const command: CommandSpec = {
+  name: 'search',
+  summary: 'ranked search over every tier (tags + BM25 + activation)',
+  usage: ['search QUERY [--k 10] [--tags a,b] [--type PREF] [--since D] [--until D] [--tier hot|warm|cold] [--explain] [--record] [--json]'],
+  description: [
+    'Searches every memory file of every tier (MEMORY.md, SESSION-STATE.md, todos, the working buffer, episodic days,',
+    'semantic/procedural notes, knowledge/, the archive) except memory/.trash and .memtier. The unit is an entry: a bullet',
+    'entry of a log, a heading section of a note, an index line of MEMORY.md. Each result cites path#Lline.',
+    '',
+    'Ranking: BM25 (k1 1.2, b 0.75; tags ×3, headings ×2) + neighbouring-entry context + tag match, type and tier weights,',
+    'activation/decay and recency (they order results but never hide a match), time expressions in the query',
+    '("yesterday", "last Tuesday", "in May 2023", "上周二") boost entries of that range, near-duplicates folded.',
+    'English is stemmed with stop words dropped; Chinese/Japanese are segmented into words (Intl.Segmenter, bigrams without ICU).',
+    '--explain prints every factor. --record counts the results as recalled (for an agent searching on its own behalf).',
+  ].join('\n'),
+  flags: [
+    { name: 'k', type: 'number', value: 'N', description: 'number of results', default: 10 },
+    { name: 'tags', type: 'list', value: 'A,B', description: 'only entries carrying all these tags (inline #tags or frontmatter tags)' },
+    { name: 'type', type: 'string', value: 'TYPE', description: 'only entries of this type (PREF, DECISION, PROJ, TECH, LESSON, PEOPLE, EVENT, TEMP)' },
+    { name: 'since', type: 'string', value: 'YYYY-MM-DD', description: 'only dated entries on or after this day' },
+    { name: 'until', type: 'string', value: 'YYYY-MM-DD', description: 'only dated entries on or before this day' },
+    { name: 'tier', type: 'string', value: 'TIER', description: 'only this tier (hot includes the working buffer)', choices: ['hot', 'warm', 'cold'] },
+    { name: 'explain', type: 'boolean', description: 'show every factor of each score' },
+    { name: 'record', type: 'boolean', description: 'record the results in the recall history (searches made on behalf of the agent)' },
+  ],
+  examples: [
+    'memtier search "docker deploy failed"',
+    'memtier search "部署失败" --k 5',
+    'memtier search "what did we decide last Tuesday" --explain',
+    'memtier search postgres --type DECISION --since 2026-01-01 --json',
+  ],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const query = args.positionals.join(' ').trim();
+    if (!query) throw new UsageError('search needs a QUERY', 'e.g. memtier search "docker deploy"');
+    const opts = searchOptionsFromArgs(args);
+    const { searchDetailed } = await import('../search/search.js');
+    const resp = await searchDetailed(ctx, query, opts);
+    if (flagBool(args, 'record') && resp.results.length) {
+      const { recordRecalls } = await import('../search/history.js');
+      recordRecalls(ctx, resp.results.map((r) => r.key), query);
+    }
+    return {
+      text: render(resp, opts.explain === true),
+      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
+      exitCode: 0,
+    };
+  },
+};

@@ -1,0 +1,124 @@
+/**
+ * The tokenizer, shared by the index and the query side so both agree token for token.
+ *
+ * - Unicode: NFKC normalization, then lower-casing (case folding); accents are kept.
+ * - Latin-script words: English stop words dropped, possessive `'s` dropped, then Porter
+ *   stemming (`stemmer` package) for ASCII words ("running" → "run", "studies" → "studi").
+ * - Numbers and dates are kept whole: `2023`, `3.5`, `2026-05-15`, `v2`.
+ * - Chinese and Japanese runs are segmented into words with `Intl.Segmenter` (full ICU); when
+ *   ICU lacks the CJK dictionaries (small-icu builds) or MEMTIER_CJK=bigram, a run becomes
+ *   overlapping character bigrams ("部署失败" → 部署 署失 失败). Single Han characters that
+ *   stand alone are kept; CJK stop words dropped.
+ * - Mixed script ("Docker 部署失败") is split into runs first, so each part gets its own rule.
+ */
+import { stemmer } from 'stemmer';
+import { CJK_STOP, EN_STOP } from './stopwords.js';
+
+/** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
+export const TOKENIZER_VERSION = 3;
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+// a date, a number (with . or , groups), or a word (letters/marks/digits, inner apostrophes)
+const LATIN_TOKEN = /\d{4}-\d{2}-\d{2}|\d+(?:[.,:]\d+)*[\p{L}]*|[\p{L}\p{M}][\p{L}\p{M}\p{N}_]*(?:['’][\p{L}]+)*/gu;
+const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
+const SPLIT_CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+)/u;
+
+let segMode: 'icu' | 'bigram' | undefined;
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function segmenter(locale: string): Intl.Segmenter {
+  let s = segmenters.get(locale);
+  if (!s) {
+    s = new Intl.Segmenter(locale, { granularity: 'word' });
+    segmenters.set(locale, s);
+  }
+  return s;
+}
+
+/** Which CJK strategy this runtime supports: `icu` (dictionary word breaks) or `bigram`. */
+export function cjkMode(env: NodeJS.ProcessEnv = process.env): 'icu' | 'bigram' {
+  if (env.MEMTIER_CJK === 'bigram') return 'bigram';
+  if (env.MEMTIER_CJK === 'icu') return 'icu';
+  if (segMode) return segMode;
+  try {
+    const parts = [...segmenter('zh').segment('我们讨论部署')].map((p) => p.segment);
+    segMode = parts.length >= 2 && parts.length < 6 ? 'icu' : 'bigram';
+  } catch {
+    segMode = 'bigram';
+  }
+  return segMode;
+}
+
+let forcedMode: 'icu' | 'bigram' | undefined;
+/** For tests: force a CJK mode (undefined = detect). */
+export function setCjkMode(mode: 'icu' | 'bigram' | undefined): void {
+  forcedMode = mode;
+}
+
+function bigrams(run: string, out: string[]): void {
+  const chars = [...run];
+  if (chars.length === 1) {
+    if (!CJK_STOP.has(run)) out.push(run);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+}
+
+function cjk(run: string, out: string[]): void {
+  const mode = forcedMode ?? cjkMode();
+  if (mode === 'bigram') return bigrams(run, out);
+  const seg = segmenter(KANA.test(run) ? 'ja' : 'zh');
+  for (const p of seg.segment(run)) {
+    if (!p.isWordLike) continue;
+    const w = p.segment;
+    if (CJK_STOP.has(w)) continue;
+    if (w.length <= 2 && HIRAGANA_ONLY.test(w)) continue; // particles and verb endings
+    out.push(w);
+  }
+}
+
+const stemCache = new Map<string, string>();
+
+/** Normalize one Latin-script word: possessive, stop word, stem. Returns '' when dropped. */
+export function normalizeWord(w: string): string {
+  let t = w.replace(/’/g, "'");
+  if (EN_STOP.has(t)) return '';
+  if (t.endsWith("'s")) t = t.slice(0, -2);
+  else if (t.endsWith("'")) t = t.slice(0, -1);
+  if (t.includes("'")) t = t.replace(/'/g, '');
+  if (!t || EN_STOP.has(t)) return '';
+  if (/^[a-z]+$/.test(t)) {
+    let s = stemCache.get(t);
+    if (s === undefined) {
+      s = t.length > 2 ? stemmer(t) : t;
+      if (stemCache.size < 50_000) stemCache.set(t, s);
+    }
+    return s;
+  }
+  return t;
+}
+
+/** Tokens of `text` in order (duplicates kept, for term frequency). */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  const norm = text.normalize('NFKC').toLowerCase();
+  const parts = CJK_RUN.test(norm) ? norm.split(SPLIT_CJK) : [norm];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (!part) continue;
+    if (parts.length > 1 && i % 2 === 1) { cjk(part, out); continue; }
+    for (const m of part.matchAll(LATIN_TOKEN)) {
+      const raw = m[0];
+      if (/^\d/.test(raw)) { out.push(raw.replace(/[.,:]$/, '')); continue; }
+      const t = normalizeWord(raw);
+      if (t) out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Distinct tokens of a query, in first-seen order. */
+export function queryTokens(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}

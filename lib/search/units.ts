@@ -1,0 +1,212 @@
+/**
+ * A memory file → search units.
+ *
+ * - A bullet entry of a log or list (lib/format/entry.ts grammar) is one unit; indented lines
+ *   under it belong to it. In logs (buffer, episodic, archive, OpenClaw dailies, SESSION-STATE,
+ *   todos) and MEMORY.md (index lines) every bullet is a unit.
+ * - In notes (semantic, procedural, knowledge, graph, …) a bullet is its own unit only when it
+ *   is a memtier entry (has a time, a `[TYPE]` or a `^id`); everything else under a heading —
+ *   prose, plain bullets — forms one heading-section unit.
+ * - Frontmatter (tags on line 2, type, created, last_verified, name/title) applies to every unit
+ *   of the note. It is read by a tiny YAML-subset reader (keys this index needs only); the strict
+ *   parser (lib/format/frontmatter.ts, gray-matter) is loaded only for a block the subset reader
+ *   cannot read.
+ */
+import { createRequire } from 'node:module';
+import { classify, type FileKind, type Tier } from '../format/layout.js';
+import { isEntryType, parseEntryLine, type EntryType } from '../format/entry.js';
+
+export interface Unit {
+  path: string;
+  /** 1-based first and last line. */
+  line: number;
+  endLine: number;
+  id?: string;
+  type?: EntryType;
+  tags: string[];
+  /** `YYYY-MM-DD` of the entry (its own date, else the file's day, else frontmatter last_verified/created). */
+  date?: string;
+  time?: string;
+  tier: Tier;
+  kind: FileKind;
+  /** Note title and heading path, e.g. "Infrastructure › Servers". */
+  heading: string;
+  /** The unit's text as written (bullet line(s) or section body), trimmed. */
+  text: string;
+  superseded?: boolean;
+}
+
+export interface MiniFrontmatter {
+  tags: string[];
+  type?: string;
+  created?: string;
+  lastVerified?: string;
+  title?: string;
+  /** Lines the frontmatter block occupies (0 when none). */
+  lines: number;
+}
+
+const LOG_KINDS = new Set<FileKind>(['memory-index', 'buffer', 'episodic', 'archive', 'legacy-daily', 'session-state', 'todos', 'dreams']);
+
+function unquote(v: string): string {
+  const t = v.trim();
+  if ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'"))) return t.slice(1, -1);
+  return t;
+}
+
+function listValue(v: string): string[] {
+  const t = v.trim();
+  const inner = t.startsWith('[') && t.endsWith(']') ? t.slice(1, -1) : t;
+  return inner.split(',').map((s) => unquote(s).replace(/^#/, '').trim().toLowerCase()).filter(Boolean);
+}
+
+/** The YAML subset reader. Returns undefined when the block needs the strict parser. */
+export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefined {
+  const fm: MiniFrontmatter = { tags: [], lines: 0 };
+  if (lines[0]?.trim() !== '---' && lines[0]?.trim() !== '---yaml') return fm;
+  let end = -1;
+  for (let i = 1; i < lines.length && i < 200; i++) if (lines[i]!.trim() === '---' || lines[i]!.trim() === '...') { end = i; break; }
+  if (end < 0) return fm; // not closed: treat as text (health reports it)
+  fm.lines = end + 1;
+  let listKey: string | undefined;
+  for (let i = 1; i < end; i++) {
+    const l = lines[i]!;
+    if (!l.trim() || l.trimStart().startsWith('#')) continue;
+    const item = /^\s+-\s+(.*)$/.exec(l) ?? /^-\s+(.*)$/.exec(l);
+    if (item) {
+      if (listKey === 'tags') fm.tags.push(...listValue(item[1]!));
+      continue;
+    }
+    const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(l);
+    if (!kv) { if (/^\s/.test(l)) continue; return undefined; }
+    const key = kv[1]!.toLowerCase();
+    const val = kv[2]!.trim();
+    listKey = val === '' ? key : undefined;
+    if (/^[|>]/.test(val) && ['tags', 'type', 'created', 'last_verified', 'title', 'name'].includes(key)) return undefined;
+    if (key === 'tags' || key === 'tag') { if (val) fm.tags.push(...listValue(val)); else listKey = 'tags'; }
+    else if (key === 'type') fm.type = unquote(val);
+    else if (key === 'created' || key === 'date') fm.created ??= unquote(val).slice(0, 10);
+    else if (key === 'last_verified' || key === 'updated') fm.lastVerified = unquote(val).slice(0, 10);
+    else if (key === 'title' || key === 'name') fm.title ??= unquote(val);
+  }
+  return fm;
+}
+
+function strictFrontmatter(text: string, rel: string): MiniFrontmatter {
+  const fm: MiniFrontmatter = { tags: [], lines: 0 };
+  try {
+    const mod = createRequire(import.meta.url)('../format/frontmatter.js') as { parseFrontmatter(t: string, f: string): { data: Record<string, unknown>; bodyLine: number } };
+    const r = mod.parseFrontmatter(text, rel);
+    const d = r.data;
+    const tags = d.tags;
+    if (Array.isArray(tags)) fm.tags = tags.map((t) => String(t).replace(/^#/, '').toLowerCase());
+    else if (typeof tags === 'string') fm.tags = listValue(tags);
+    if (typeof d.type === 'string') fm.type = d.type;
+    const s = (v: unknown): string | undefined => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'string' ? v.slice(0, 10) : undefined);
+    const created = s(d.created) ?? s(d.date);
+    if (created) fm.created = created;
+    const lv = s(d.last_verified) ?? s(d.updated);
+    if (lv) fm.lastVerified = lv;
+    const title = typeof d.title === 'string' ? d.title : typeof d.name === 'string' ? d.name : undefined;
+    if (title) fm.title = title;
+    fm.lines = r.bodyLine - 1;
+  } catch { /* unreadable frontmatter: index the text as is; health reports the file */ }
+  return fm;
+}
+
+const FM_TYPES: Record<string, EntryType> = { user: 'PEOPLE', feedback: 'LESSON', project: 'PROJ', reference: 'TECH', preference: 'PREF', decision: 'DECISION', lesson: 'LESSON', event: 'EVENT', tech: 'TECH', people: 'PEOPLE' };
+
+function fmType(t: string | undefined): EntryType | undefined {
+  if (!t) return undefined;
+  const u = t.toUpperCase();
+  if (isEntryType(u)) return u;
+  return FM_TYPES[t.toLowerCase()];
+}
+
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Split one file's text into units. */
+export function fileUnits(rel: string, text: string): Unit[] {
+  const info = classify(rel);
+  const lines = text.split('\n');
+  let fm = readMiniFrontmatter(lines);
+  if (!fm) fm = strictFrontmatter(text, rel);
+  const fileType = fmType(fm.type);
+  const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);
+  const isLog = LOG_KINDS.has(info.kind);
+  const out: Unit[] = [];
+  const headings: string[] = [];
+  let title = fm.title ?? '';
+  let section: { start: number; end: number; lines: string[] } | undefined;
+  let entry: Unit | undefined;
+
+  const base = (line: number): Unit => {
+    const u: Unit = { path: info.rel, line, endLine: line, tags: [...fm!.tags], tier: info.tier, kind: info.kind, heading: headingPath(), text: '' };
+    if (fileDate) u.date = fileDate;
+    if (fileType) u.type = fileType;
+    return u;
+  };
+  const headingPath = (): string => [title, ...headings.filter(Boolean)].filter((h, i, a) => h && a.indexOf(h) === i).join(' › ');
+  const flushSection = (): void => {
+    if (section && section.lines.some((l) => l.trim())) {
+      const u = base(section.start);
+      u.endLine = section.end;
+      u.text = section.lines.join('\n').trim();
+      for (const m of u.text.matchAll(/(?:^|[\s(])#([\p{L}][\p{L}\p{N}_/-]*)/gu)) {
+        const t = m[1]!.toLowerCase();
+        if (!u.tags.includes(t)) u.tags.push(t);
+      }
+      out.push(u);
+    }
+    section = undefined;
+  };
+  const addToSection = (i: number, l: string): void => {
+    if (!section) section = { start: i + 1, end: i + 1, lines: [] };
+    section.lines.push(l);
+    section.end = i + 1;
+  };
+
+  let inFence = false;
+  for (let i = fm.lines; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^\s*(```|~~~)/.test(l)) inFence = !inFence;
+    if (!inFence) {
+      const h = HEADING.exec(l);
+      if (h) {
+        flushSection();
+        entry = undefined;
+        const level = h[1]!.length;
+        const textH = h[2]!.trim();
+        if (level === 1 && !title) title = textH;
+        headings.length = Math.max(0, level - 1);
+        headings[level - 1] = level === 1 && textH === title ? '' : textH;
+        continue;
+      }
+      if (entry && /^\s+\S/.test(l) && !/^[-*] /.test(l)) {
+        entry.text += '\n' + l.trim();
+        entry.endLine = i + 1;
+        continue;
+      }
+      entry = undefined;
+      const e = /^[-*] \S/.test(l) ? parseEntryLine(l) : undefined;
+      if (e && (isLog || e.time || e.type || e.id)) {
+        flushSection();
+        const u = base(i + 1);
+        u.text = e.text;
+        if (e.id) u.id = e.id;
+        if (e.type) u.type = e.type;
+        if (e.date) u.date = e.date;
+        if (e.time) u.time = e.time;
+        if (e.superseded) u.superseded = true;
+        for (const t of e.tags) if (!u.tags.includes(t)) u.tags.push(t);
+        out.push(u);
+        entry = u;
+        continue;
+      }
+    }
+    addToSection(i, l);
+  }
+  flushSection();
+  return out;
+}
