@@ -1,0 +1,133 @@
+/**
+ * `memtier stats`: counts, sizes, token estimates, activation and growth, all from the shared
+ * snapshot (one read of the memory) and the injected clock.
+ */
+import { isoWeek, localDate } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import type { EntryType } from '../format/entry.js';
+import { loadSnapshot, type Snapshot } from '../health/snapshot.js';
+import { estimateTokens } from './tokens.js';
+
+export interface Stats {
+  time: string;
+  files: { total: number; byTier: Record<string, number>; byKind: Record<string, number> };
+  bytes: { total: number; byTier: Record<string, number>; trash: number; state: number; largest: { file: string; bytes: number }[] };
+  tokens: { hot: number; hotFiles: Record<string, number>; total: number; byTier: Record<string, number>; estimator: string };
+  entries: {
+    total: number;
+    byType: Record<string, number>;
+    byTag: Record<string, number>;
+    byMonth: Record<string, number>;
+    /** Log entries (buffer, episodic, archive, OpenClaw daily files) with neither a [TYPE] nor a #tag (seed 002 orphans). */
+    orphans: number;
+    superseded: number;
+  };
+  activation: { source: string; buckets: { label: string; min: number; max: number; count: number }[]; mean: number | null };
+  growth: { bytesByWeek: Record<string, number>; entriesByWeek: Record<string, number>; bytesByMonth: Record<string, number>; entriesByMonth: Record<string, number> };
+}
+
+/** Logs, where an entry without a type or tag is an orphan (seed 002); index lines and notes are not. */
+const LOG_KINDS = new Set<string>(['buffer', 'episodic', 'archive', 'legacy-daily']);
+
+const inc = (m: Record<string, number>, k: string, by = 1): void => { m[k] = (m[k] ?? 0) + by; };
+const sortKeys = (m: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const topN = (m: Record<string, number>, n: number): Record<string, number> => Object.fromEntries(Object.entries(m).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)).slice(0, n));
+const lastN = (m: Record<string, number>, n: number): Record<string, number> => Object.fromEntries(Object.entries(sortKeys(m)).slice(-n));
+
+type ActivationFn = (input: { type?: EntryType; date?: string; lastRecall?: string; recallCount?: number; kind?: string }, now: Date, tz: string) => number;
+interface ActivationModule { activation: ActivationFn; RECALL_THRESHOLD?: number; PRUNE_THRESHOLD?: number }
+interface RecallRecord { count: number; last: string }
+
+/** The search module's activation (lib/search/activation.ts), when this build has it (lazy). */
+async function loadActivation(): Promise<ActivationModule | undefined> {
+  const spec = '../search/activation.js';
+  try {
+    const m = (await import(spec)) as Partial<ActivationModule>;
+    return typeof m.activation === 'function' ? (m as ActivationModule) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Recall counts and last recall per entry key (lib/search/history.ts), when present. */
+async function loadHistory(root: string): Promise<Map<string, RecallRecord>> {
+  const h = '../search/history.js';
+  try {
+    const m = (await import(h)) as { readRecallHistory?: (root: string) => Map<string, RecallRecord> };
+    return m.readRecallHistory ? m.readRecallHistory(root) : new Map();
+  } catch {
+    return new Map();
+  }
+}
+
+export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.root)): Promise<Stats> {
+  const now = ctx.clock.now();
+  const tz = ctx.clock.tz;
+  const today = localDate(now, tz);
+  const files = { total: snap.files.length, byTier: {} as Record<string, number>, byKind: {} as Record<string, number> };
+  const bytes = { total: 0, byTier: {} as Record<string, number>, trash: snap.trashBytes, state: snap.stateBytes, largest: [] as { file: string; bytes: number }[] };
+  const tokens = { hot: 0, hotFiles: {} as Record<string, number>, total: 0, byTier: {} as Record<string, number>, estimator: 'ceil(non-CJK characters / 4) + 1 per CJK character (Han, kana, Hangul)' };
+  const entries = { total: 0, byType: {} as Record<string, number>, byTag: {} as Record<string, number>, byMonth: {} as Record<string, number>, orphans: 0, superseded: 0 };
+  const growth = { bytesByWeek: {} as Record<string, number>, entriesByWeek: {} as Record<string, number>, bytesByMonth: {} as Record<string, number>, entriesByMonth: {} as Record<string, number> };
+
+  const mod = await loadActivation();
+  const history = mod ? await loadHistory(ctx.root) : new Map<string, RecallRecord>();
+  const recallT = mod?.RECALL_THRESHOLD ?? 0.15;
+  const pruneT = mod?.PRUNE_THRESHOLD ?? 0.05;
+  const buckets = [
+    { label: `prune (< ${pruneT})`, min: 0, max: pruneT, count: 0 },
+    { label: `faded (< ${recallT})`, min: pruneT, max: recallT, count: 0 },
+    { label: 'cool (< 0.5)', min: recallT, max: 0.5, count: 0 },
+    { label: 'warm (< 0.8)', min: 0.5, max: 0.8, count: 0 },
+    { label: 'hot (≥ 0.8)', min: 0.8, max: 1.000001, count: 0 },
+  ];
+  let actSum = 0;
+  let actN = 0;
+
+  for (const f of snap.files) {
+    inc(files.byTier, f.tier);
+    inc(files.byKind, f.kind);
+    bytes.total += f.size;
+    inc(bytes.byTier, f.tier, f.size);
+    // dated files count on their day; others on their last change (never after the clock's today)
+    const changed = localDate(new Date(f.mtimeMs), tz);
+    const day = f.date ?? (changed > today ? today : changed);
+    inc(growth.bytesByWeek, isoWeek(day), f.size);
+    inc(growth.bytesByMonth, day.slice(0, 7), f.size);
+    if (f.text === undefined) continue;
+    const t = estimateTokens(f.text);
+    tokens.total += t;
+    inc(tokens.byTier, f.tier, t);
+    if (f.tier === 'hot') { tokens.hot += t; tokens.hotFiles[f.rel] = t; }
+    for (const e of snap.entries(f)) {
+      entries.total++;
+      if (e.superseded) entries.superseded++;
+      inc(entries.byType, e.type ?? 'untyped');
+      for (const tag of e.tags) inc(entries.byTag, tag);
+      if (!e.type && e.tags.length === 0 && LOG_KINDS.has(f.kind)) entries.orphans++;
+      const d = e.date ?? f.date;
+      if (d) {
+        inc(entries.byMonth, d.slice(0, 7));
+        inc(growth.entriesByWeek, isoWeek(d));
+        inc(growth.entriesByMonth, d.slice(0, 7));
+      }
+      if (mod && !e.superseded) {
+        const rec = history.get(e.id ?? `${f.rel}#L${e.line}`);
+        const a = mod.activation({ ...(e.type ? { type: e.type } : {}), ...(d ? { date: d } : {}), ...(rec ? { lastRecall: rec.last, recallCount: rec.count } : {}), kind: f.kind }, now, tz);
+        actSum += a;
+        actN++;
+        buckets.find((b) => a >= b.min && a < b.max)!.count++;
+      }
+    }
+  }
+  bytes.largest = [...snap.files, ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
+  return {
+    time: now.toISOString(),
+    files: { total: files.total, byTier: sortKeys(files.byTier), byKind: sortKeys(files.byKind) },
+    bytes: { ...bytes, byTier: sortKeys(bytes.byTier) },
+    tokens: { ...tokens, byTier: sortKeys(tokens.byTier) },
+    entries: { ...entries, byType: topN(entries.byType, 20), byTag: topN(entries.byTag, 20), byMonth: lastN(entries.byMonth, 12) },
+    activation: { source: mod ? 'lib/search/activation.ts' : 'unavailable in this build', buckets: mod ? buckets : [], mean: actN ? Math.round((actSum / actN) * 1000) / 1000 : null },
+    growth: { bytesByWeek: lastN(growth.bytesByWeek, 8), entriesByWeek: lastN(growth.entriesByWeek, 8), bytesByMonth: lastN(growth.bytesByMonth, 12), entriesByMonth: lastN(growth.entriesByMonth, 12) },
+  };
+}
