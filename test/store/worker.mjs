@@ -5,12 +5,13 @@
 //   node worker.mjs replace ROOT REL COUNT TAG   add COUNT lines by atomic replace, "ack ID" after each
 //   node worker.mjs write   ROOT REL BYTES       one atomic replace with BYTES bytes of text
 //   node worker.mjs appendbytes ROOT REL BYTES   one durable append of an entry of about BYTES bytes
-//   node worker.mjs hold    ROOT REL MS TEXT     take the lock, append TEXT, print "locked", hold MS, release
+//   node worker.mjs hold    ROOT REL FILE TEXT   take the lock, append TEXT, print "locked", hold it until FILE exists
 //   node worker.mjs secret  ROOT REL TEXT        append TEXT (expected to be refused)
 //
 // Errors are printed to stderr the way a CLI prints them (message, JSON and inspect) and the
 // process exits with 2.
 import { inspect } from 'node:util';
+import { existsSync } from 'node:fs';
 import { openStore } from '../../dist/lib/store/store.js';
 import { makeClock } from '../../dist/lib/core/clock.js';
 
@@ -49,7 +50,7 @@ try {
     store.mutate((tx) => {
       tx.append(rel, `${b}\n`);
       out('locked');
-      Atomics.wait(sleeper, 0, 0, Number(a));
+      for (let i = 0; i < 3000 && !existsSync(a); i++) Atomics.wait(sleeper, 0, 0, 10);
     });
     out('released');
   } else if (mode === 'secret') {

@@ -1,0 +1,157 @@
+/**
+ * The secret guard: one positive sample per rule (built by concatenation from generated fake
+ * values, so this repository never holds a literal a scanner flags), the error's rule id and
+ * masked value, the secret never echoed, and a benign corpus with zero findings.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scanSecrets, SECRET_RULES, mask } from '../../lib/store/guards/secrets.js';
+import { rmTree, tmpTree } from '../helpers.js';
+import { store, thrown } from './util.js';
+
+/** Deterministic fake characters (never a real key). */
+function fake(len: number, alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', seed = 7): string {
+  let x = seed;
+  let s = '';
+  for (let i = 0; i < len; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    s += alphabet[x % alphabet.length];
+  }
+  return s;
+}
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const HEX = '0123456789abcdef';
+const b64url = (len: number, seed: number) => fake(len, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-', seed);
+const begin = (kind: string) => '-----' + 'BEGIN ' + kind + 'PRIVATE' + ' KEY-----';
+
+interface Sample { rule: string; sample: string; secret: string }
+/** A sample is PREFIX + SECRET + SUFFIX; SECRET is what must never be echoed. */
+const S = (rule: string, prefix: string, secret: string, suffix = ''): Sample => ({ rule, sample: prefix + secret + suffix, secret });
+
+const SAMPLES: Sample[] = [
+  S('openai-key', '', 'sk' + '-' + fake(20, undefined, 1) + 'T3Blbk' + 'FJ' + fake(20, undefined, 2)),
+  S('openai-key', '', 'sk' + '-proj-' + b64url(60, 3) + '9'),
+  S('anthropic-key', '', 'sk' + '-ant-' + 'api03-' + b64url(80, 4)),
+  S('github-token', '', 'gh' + 'p_' + fake(36, undefined, 5)),
+  S('github-token', '', 'gh' + 'o_' + fake(36, undefined, 6)),
+  S('github-token', '', 'gh' + 'u_' + fake(36, undefined, 7)),
+  S('github-token', '', 'gh' + 's_' + fake(36, undefined, 8)),
+  S('github-token', '', 'gh' + 'r_' + fake(36, undefined, 9)),
+  S('github-pat', '', 'github' + '_pat_' + fake(22, undefined, 10) + '_' + fake(59, undefined, 11)),
+  S('clawhub-token', '', 'cl' + 'h_' + fake(32, undefined, 12)),
+  S('aws-access-key-id', '', 'AK' + 'IA' + fake(16, UPPER, 13)),
+  S('aws-access-key-id', '', 'AS' + 'IA' + fake(16, UPPER, 14)),
+  S('aws-secret-key', 'aws_secret_' + 'access_key = ', fake(40, B64, 15)),
+  S('aws-secret-key', '"Secret' + 'AccessKey": "', fake(40, B64, 16), '"'),
+  S('slack-token', '', 'xo' + 'xb-' + fake(12, '0123456789', 17) + '-' + fake(13, '0123456789', 18) + '-' + fake(24, undefined, 19)),
+  S('slack-token', '', 'xo' + 'xp-' + fake(12, '0123456789', 20) + '-' + fake(24, undefined, 21)),
+  S('slack-webhook', '', 'https://hooks.' + 'slack.com/services/' + 'T' + fake(8, UPPER, 22) + '/B' + fake(8, UPPER, 23) + '/' + fake(24, undefined, 24)),
+  S('google-api-key', '', 'AI' + 'za' + b64url(35, 25)),
+  S('stripe-key', '', 'sk' + '_live_' + fake(24, undefined, 26)),
+  S('stripe-key', '', 'rk' + '_live_' + fake(24, undefined, 27)),
+  S('jwt', '', 'ey' + 'JhbGciOiJIUzI1NiJ9' + '.' + 'ey' + 'JzdWIiOiIxMjM0NTY3ODkwIn0' + '.' + b64url(43, 28)),
+  S('npm-token', '', 'np' + 'm_' + fake(36, undefined, 29)),
+  S('gitlab-token', '', 'gl' + 'pat-' + b64url(20, 30)),
+  S('huggingface-token', '', 'h' + 'f_' + fake(34, undefined, 31)),
+  S('private-key', '', begin('RSA ')),
+  S('private-key', '', begin('EC ')),
+  S('private-key', '', begin('OPENSSH ')),
+  S('private-key', '', begin('DSA ')),
+  S('private-key', '', begin('ENCRYPTED ')),
+  S('private-key', '', begin('')),
+  S('url-credentials', 'postgres://admin:', 'Pw' + fake(10, undefined, 32), '@db.example.com:5432/app'),
+  S('url-credentials', 'https://deploy:', fake(16, undefined, 33), '@git.example.com/org/repo.git'),
+  S('password-assignment', 'password' + '=', fake(12, undefined, 34)),
+  S('password-assignment', 'passwd' + ': ', 'Tr0ub4' + fake(6, undefined, 35)),
+  S('password-assignment', 'secret' + '=', fake(20, undefined, 36)),
+  S('password-assignment', 'token' + '=', fake(24, undefined, 37)),
+  S('password-assignment', 'api_key' + '=', fake(32, undefined, 38)),
+  S('password-assignment', 'DB_PASSWORD' + '="', fake(14, undefined, 39), '"'),
+];
+const CASES = SAMPLES.map((x) => [x.rule, x] as const);
+
+const BENIGN = `# Notes
+
+- 14:30 [DECISION] use postgres for the ledger #db ^r7k2mf9x1a
+- commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the rotation bug
+- short sha 3f78685, tag v1.4.2, build 20260515.3
+- request id 123e4567-e89b-12d3-a456-426614174000 and 550e8400-e29b-41d4-a716-446655440000
+- sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+- sha512 cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e
+- base64 id dGhpcyBpcyBqdXN0IGEgbm90ZQ== and ULID 01ARZ3NDEKTSV4RRFFQ69G5FAV
+- We discussed the password policy: minimum 12 characters, rotated yearly.
+- password: rotated monthly
+- token: refreshed hourly by the sidecar
+- The token bucket allows 50 requests per second (max_tokens=4096, num_tokens: 12).
+- Secret santa budget is 20 EUR; the secret ingredient is cumin.
+- api_key: stored in the team vault under "payments"
+- password=changeme in the example config, token=\${API_TOKEN} in CI, secret=<your-secret>
+- docs: https://example.com/docs?page=2&lang=en, git@github.com:org/repo.git, ssh://git@example.com/repo
+- mailto:someone@example.com and https://user@example.com/path (a user, no password)
+- notes about sk-learn-model-selection-guide-notes and risk-assessment-for-the-new-platform
+- the AKIA prefix marks AWS access key ids; ghp_ marks GitHub tokens
+- -----BEGIN PUBLIC KEY----- and -----BEGIN CERTIFICATE----- are not secrets
+- JWTs start with eyJ; see https://jwt.io
+- [link](memory/semantic/people.md) — hook, \`code\`, **bold**, > quote
+| table | with | cells |
+|-------|------|-------|
+| a | b | c |
+`;
+
+describe('secret rules', () => {
+  it('has a positive sample for every rule', () => {
+    const covered = new Set(SAMPLES.map((x) => x.rule));
+    for (const rule of SECRET_RULES) expect(covered.has(rule.id), rule.id).toBe(true);
+  });
+
+  it.each(CASES)('%s: %#', (rule, { sample, secret }) => {
+    const text = `- 14:30 [TECH] note about the deploy ${sample} end ^r7k2mf9x1a\n`;
+    const found = scanSecrets(`line one\n${text}`);
+    expect(found.map((f) => f.rule)).toEqual([rule]);
+    expect(found[0]!.line).toBe(2);
+    expect(secret.length).toBeGreaterThan(5);
+    expect(found[0]!.masked).not.toContain(secret);
+  });
+
+  it('masks: at most 4 characters kept, then the length', () => {
+    expect(mask('abcdefghijklmnopqrstuvwxyz')).toBe('abcd****(26 chars)');
+    expect(mask('hunter2')).toBe('hu****(7 chars)');
+  });
+
+  it('a benign corpus gives zero findings', () => {
+    expect(scanSecrets(BENIGN)).toEqual([]);
+  });
+});
+
+describe('the store refuses secrets before they touch disk', () => {
+  let root: string;
+  const before = '# Log\n\n- 14:30 [EVENT] first ^aaaa000001\n';
+  beforeAll(() => {
+    root = tmpTree({ 'memory/log.md': before, 'memory/semantic/infra.md': '# Infra\n' });
+  });
+  afterAll(() => rmTree(root));
+
+  it.each(CASES)('%s: refused with rule id and masked value, secret absent, file unchanged (%#)', (rule, { sample, secret }) => {
+    const e = thrown(() => store(root).mutate((tx) => tx.append('memory/log.md', `- 14:31 [TECH] deploy uses ${sample} ^bbbb000001\n`)));
+    expect(e.code).toBe('secret');
+    expect(e.rule).toBe(rule);
+    expect(e.file).toBe('memory/log.md');
+    expect(e.line).toBe(1);
+    expect(e.message).toMatch(/\*\*\*\*\(\d+ chars\)/);
+    for (const shown of [e.message, JSON.stringify(e), JSON.stringify(e.toJSON()), String(e), e.hint ?? '']) expect(shown).not.toContain(secret);
+    expect(readFileSync(join(root, 'memory/log.md'), 'utf8')).toBe(before);
+    const e2 = thrown(() => store(root).mutate((tx) => tx.write('memory/semantic/infra.md', `# Infra\n\n${sample}\n`)));
+    expect(e2.rule).toBe(rule);
+    expect(e2.line).toBe(3);
+    expect(readFileSync(join(root, 'memory/semantic/infra.md'), 'utf8')).toBe('# Infra\n');
+  });
+
+  it('benign text is written', () => {
+    store(root).mutate((tx) => tx.write('memory/semantic/benign.md', BENIGN));
+    expect(readFileSync(join(root, 'memory/semantic/benign.md'), 'utf8')).toBe(BENIGN);
+  });
+});
+
+
