@@ -14,6 +14,7 @@ import { checkDoc, checksTableBlock } from '../health/table.js';
 const flags: FlagSpec[] = [
   { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, trash temp files and stale locks, rotate the buffer, archive overdue days, add closure skeletons, rebuild the index' },
   { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
+  { name: 'all', type: 'boolean', description: 'list every finding (by default each check lists at most 50; the counts are always complete)' },
   { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
   { name: 'markdown', type: 'boolean', description: 'with --list: print the README table of checks (between its markers)' },
   { name: 'explain', type: 'string', value: 'ID', description: 'print the doc entry of one check: trigger, failing and fixed examples, why it matters' },
@@ -22,7 +23,7 @@ const flags: FlagSpec[] = [
 export const command: CommandSpec = {
   name: 'health',
   summary: 'check the invariants; --fix repairs what is safe',
-  usage: ['health [--fix] [--only ID,ID] [--quiet] [--json]', 'health --list [--markdown]', 'health --explain ID'],
+  usage: ['health [--fix] [--only ID,ID] [--all] [--quiet] [--json]', 'health --list [--markdown]', 'health --explain ID'],
   description: [
     'Runs every check over one read of the memory and prints each finding with its file, line and fix.',
     'FAIL means the memory cannot be trusted: seed 004\'s rule is to fix it before answering questions that',
@@ -52,7 +53,7 @@ export const command: CommandSpec = {
     }
     if (flagBool(args, 'markdown')) throw new UsageError('--markdown goes with --list', 'memtier health --list --markdown');
     const only = flagList(args, 'only');
-    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), ...(only ? { only } : {}) });
+    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), all: flagBool(args, 'all'), ...(only ? { only } : {}) });
     const problem = writeHealthJson(ctx, report);
     if (problem) ctx.log.warn(problem);
     return { exitCode: report.exitCode, text: renderText(report, { quiet: args.quiet }), json: reportJson(report) };

@@ -73,9 +73,17 @@ export function lineCount(text: string): number {
 
 /** Fact text reduced for comparison: lower-case words, no tags, ids, links targets or punctuation. */
 export function normalizeFact(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/\]\([^)]*\)/g, ']')
+  const t = text.toLowerCase().replace(/\]\([^)]*\)/g, ']');
+  // ASCII fast path (most entries): the same reduction without Unicode property classes
+  if (/^[\x00-\x7f]*$/.test(t)) {
+    return t
+      .replace(/(^|\s)#[a-z][a-z0-9_/-]*/g, ' ')
+      .replace(/\^[a-z0-9-]{3,64}/g, ' ')
+      .replace(/[^a-z0-9\s]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+  }
+  return t
     .replace(/(^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
     .replace(/\^[a-z0-9-]{3,64}/g, ' ')
     .replace(/[^\p{L}\p{N}\s]+/gu, ' ')

@@ -15,6 +15,8 @@ export interface HealthOptions {
   only?: string[];
   fix?: boolean;
   limits?: Partial<Limits>;
+  /** Report every finding; by default each check reports at most MAX_PER_CHECK (counts stay complete). */
+  all?: boolean;
   /** Checks to use instead of the registry (tests). */
   checks?: readonly Check[];
 }
@@ -31,6 +33,9 @@ export interface HealthReport {
   /** What --fix did, one line per repair (empty without --fix). */
   fixed: string[];
 }
+
+/** Findings listed per check unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000. */
+export const MAX_PER_CHECK = 50;
 
 const RANK: Record<Severity, number> = { fail: 0, warn: 1, info: 2 };
 
@@ -103,6 +108,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   }
   const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;
   const fail = count('fail');
+  const findings = opts.all ? pass.findings : capFindings(pass);
   return {
     time: ctx.clock.now().toISOString(),
     root: ctx.root,
@@ -117,10 +123,23 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
       skipped: pass.results.filter((r) => r.status === 'skipped').length,
     },
     results: pass.results,
-    findings: pass.findings,
+    findings,
     figures: pass.figures,
     fixed,
   };
+}
+
+function capFindings(pass: Pass): Finding[] {
+  const out: Finding[] = [];
+  for (const [id, fs] of pass.byCheck) {
+    out.push(...fs.slice(0, MAX_PER_CHECK));
+    if (fs.length > MAX_PER_CHECK) {
+      const rest = fs.slice(MAX_PER_CHECK);
+      const worst = rest.reduce<Severity>((w, f) => (RANK[f.severity] < RANK[w] ? f.severity : w), 'info');
+      out.push({ check: id, severity: worst, message: `${rest.length} more findings of this check not listed`, fix: `run "memtier health --only ${id} --all" to list them all`, fixable: rest.some((f) => f.fixable) });
+    }
+  }
+  return out;
 }
 
 function rank(id: string): number {

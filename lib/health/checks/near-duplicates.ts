@@ -16,30 +16,32 @@ interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group
 export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
   const df = new Map<string, number>();
   for (const r of recs) for (const w of r.words) df.set(w, (df.get(w) ?? 0) + 1);
-  const sorted = recs.map((r) => [...r.words].sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1)));
+  const sorted = recs.map((r) => r.words.map((w) => [df.get(w)!, w] as const).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)).map(([, w]) => w));
+  const sets = sorted.map((ws) => new Set(ws));
   const postings = new Map<string, number[]>();
   const out: [number, number, number][] = [];
-  const seen = new Set<string>();
+  const seenAt = new Int32Array(recs.length).fill(-1);
   sorted.forEach((ws, i) => {
     const prefix = ws.length - Math.ceil(t * ws.length) + 1;
-    const cands = new Set<number>();
-    for (const w of ws.slice(0, prefix)) {
-      const p = postings.get(w);
-      if (p) for (const j of p) cands.add(j);
+    for (let p = 0; p < prefix; p++) {
+      const list = postings.get(ws[p]!);
+      if (!list) continue;
+      for (const j of list) {
+        if (seenAt[j] === i) continue; // already compared with i
+        seenAt[j] = i;
+        const a = sorted[j]!;
+        if (Math.min(a.length, ws.length) < t * Math.max(a.length, ws.length)) continue;
+        const set = sets[j]!;
+        let inter = 0;
+        for (const w of ws) if (set.has(w)) inter++;
+        const jac = inter / (a.length + ws.length - inter);
+        if (jac >= t) out.push([j, i, jac]);
+      }
     }
-    for (const j of cands) {
-      const a = sorted[j]!;
-      if (Math.min(a.length, ws.length) < t * Math.max(a.length, ws.length)) continue;
-      const set = new Set(a);
-      let inter = 0;
-      for (const w of ws) if (set.has(w)) inter++;
-      const jac = inter / (a.length + ws.length - inter);
-      const k = `${j}:${i}`;
-      if (jac >= t && !seen.has(k)) { seen.add(k); out.push([j, i, jac]); }
-    }
-    for (const w of ws.slice(0, prefix)) {
-      const p = postings.get(w);
-      if (p) p.push(i); else postings.set(w, [i]);
+    for (let p = 0; p < prefix; p++) {
+      const w = ws[p]!;
+      const list = postings.get(w);
+      if (list) list.push(i); else postings.set(w, [i]);
     }
   });
   return out;
