@@ -29,11 +29,12 @@ function readMounts(): { point: string; type: string }[] {
   }
 }
 
-/** Bytes written per ISO week: dated files count on their day, others on their last change. */
-export function growthByWeek(snap: Snapshot, tz: string): Map<string, number> {
+/** Bytes written per ISO week: dated files count on their day, others on their last change (never after today). */
+export function growthByWeek(snap: Snapshot, tz: string, today: string): Map<string, number> {
   const weeks = new Map<string, number>();
   for (const f of snap.files) {
-    const day = f.date ?? localDate(new Date(f.mtimeMs), tz);
+    const changed = localDate(new Date(f.mtimeMs), tz);
+    const day = f.date ?? (changed > today ? today : changed);
     const w = isoWeek(day);
     weeks.set(w, (weeks.get(w) ?? 0) + f.size);
   }
@@ -61,7 +62,7 @@ export const check: Check = {
     const out: Finding[] = [];
     const total = totalBytes(snap);
     const largest = [...snap.files, ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
-    const weeks = growthByWeek(snap, env.ctx.clock.tz);
+    const weeks = growthByWeek(snap, env.ctx.clock.tz, env.today);
     const thisWeek = isoWeek(env.today);
     const recent = [...weeks].filter(([w]) => w <= thisWeek).slice(-4);
     const perWeek = recent.length ? Math.round(recent.reduce((s, [, b]) => s + b, 0) / recent.length) : 0;
