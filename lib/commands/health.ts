@@ -5,7 +5,9 @@
 import type { Args, CommandResult, CommandSpec, FlagSpec } from '../cli/spec.js';
 import { flagBool, flagList, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemtierError, UsageError } from '../core/errors.js';
 import { CHECKS } from '../health/checks/index.js';
 import { renderText, reportJson, writeHealthJson, HEALTH_JSON } from '../health/report.js';
 import { runHealth, selectChecks } from '../health/run.js';
@@ -36,6 +38,8 @@ export const command: CommandSpec = {
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
   ].join('\n'),
   flags,
+  // --list and --explain work without a memory; a run checks for one itself (exit 2 when absent)
+  needsRoot: false,
   examples: ['memtier health', 'memtier health --quiet', 'memtier health --fix', 'memtier health --only buffer-size,wal-integrity --json', 'memtier health --list --markdown', 'memtier health --explain closure-block'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const explain = flagString(args, 'explain');
@@ -52,6 +56,9 @@ export const command: CommandSpec = {
       };
     }
     if (flagBool(args, 'markdown')) throw new UsageError('--markdown goes with --list', 'memtier health --list --markdown');
+    if (!existsSync(join(ctx.root, 'MEMORY.md')) && !existsSync(join(ctx.root, 'memory'))) {
+      throw new MemtierError(`no memory found at ${ctx.root}`, { code: 'no-memory', file: ctx.root, hint: 'run "memtier init" to create one, or pass --root DIR / set MEMTIER_ROOT' });
+    }
     const only = flagList(args, 'only');
     const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), all: flagBool(args, 'all'), ...(only ? { only } : {}) });
     const problem = writeHealthJson(ctx, report);

@@ -8,12 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_PER_CHECK, runHealth } from '../../lib/health/run.js';
 import { CHECKS } from '../../lib/health/checks/index.js';
 import type { Check } from '../../lib/health/types.js';
-import { FIXED_NOW, rmTree, runCli, testCtx } from '../helpers.js';
+import { FIXED_NOW, rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
 import { copyFixture } from './fixture-kit.js';
 
 const roots: string[] = [];
 afterAll(() => { for (const r of roots) rmTree(r); });
-const fixture = (name: string): string => { const r = copyFixture(name); roots.push(r); return r; };
+const fixture = (name: string): string => { const r = name === 'empty' ? tmpTree() : copyFixture(name); roots.push(r); return r; };
 
 interface Case { name: string; fixture: string; args: string[]; code: number; out?: RegExp; notOut?: RegExp }
 const CASES: Case[] = [
@@ -29,6 +29,8 @@ const CASES: Case[] = [
   { name: '--list --markdown prints the README table', fixture: 'clean', args: ['--list', '--markdown'], code: 0, out: /^<!-- health-checks:start -->\n\| check \|/ },
   { name: '--explain prints a doc entry', fixture: 'clean', args: ['--explain', 'closure-block'], code: 0, out: /Triggers:[\s\S]*Failing:[\s\S]*Fixed:[\s\S]*Why:/ },
   { name: '--markdown without --list is a usage error', fixture: 'clean', args: ['--markdown'], code: 2 },
+  { name: 'a folder without a memory cannot be checked (exit 2)', fixture: 'empty', args: [], code: 2 },
+  { name: '--list works without a memory', fixture: 'empty', args: ['--list'], code: 0, out: /^warm-tags-line/ },
 ];
 
 describe('memtier health (CLI)', () => {
