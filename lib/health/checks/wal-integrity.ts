@@ -11,7 +11,7 @@ export const check: Check = {
   fixable: true,
   source: 'seed 004 #9',
   doc: {
-    trigger: 'files under memory/.rotating/ (a rotation that did not finish), buffer entries whose ^id is already in an episodic file, or a file whose last line is an entry without its final `^id` and newline (a crash mid-append)',
+    trigger: 'files under memory/.rotating/ (a rotation that did not finish), buffer entries whose ^id is already in an episodic file, or a buffer or episodic file whose last line is an entry without its final `^id` and newline (a crash mid-append)',
     failing: 'memory/working-buffer.md ending in `- 2026-05-15 14:31 [DECISION] use Postg` (no ^id, no newline)',
     fixed: 'the torn line saved in memory/.trash/torn/…-memory__working-buffer.md.txt and removed from the buffer; the buffer ends at its last complete entry',
     why: 'the WAL is what survives a crash: a torn line is a write nobody confirmed, and entries stuck between the buffer and the episodic file are read twice or lost at the next rotation',
@@ -39,7 +39,9 @@ export const check: Check = {
         fixable: recover,
       });
     }
+    // Only the files memtier appends to: a hand-written note without a final newline is not torn.
     for (const f of snap.files) {
+      if (f.kind !== 'buffer' && f.kind !== 'episodic') continue;
       if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) continue;
       const lines = snap.lines(f);
       const tail = lines[lines.length - 1]!;
