@@ -174,13 +174,13 @@ export async function runLocomo(data: Sample[], opts: LocomoOptions = {}): Promi
       const known = new Map<string, string>();
       for (const s of sessions) for (const t of s.turns) known.set(t.dia_id, localDate(s.date, 'UTC'));
       const knownIds = new Set(known.keys());
-      const corpus = await loadIndex(ctx);
+      const index = await loadIndex(ctx);
       const convAcc = newAcc(ks);
       for (const qa of sample.qa ?? []) {
         if (!(qa.category in CATEGORIES)) continue;
         const ev = normalizeEvidence(qa.evidence, knownIds);
         if (ev.length === 0) { skipped++; continue; }
-        const resp = await searchDetailed(ctx, qa.question, { k: kmax, corpus });
+        const resp = await searchDetailed(ctx, qa.question, { k: kmax, index });
         const ids = resp.results.map((r) => (r.id ? r.id.toUpperCase().replace(/^D(\d+)-(\d+)$/, 'D$1:$2') : ''));
         const acc = byCat.get(qa.category) ?? newAcc(ks);
         byCat.set(qa.category, acc);

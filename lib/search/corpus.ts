@@ -1,10 +1,12 @@
 /**
- * The in-memory index: units with weighted term frequencies and postings, built from files.
- * The on-disk cache (lib/search/cache.ts) produces the same shape from shards.
+ * The index as the ranking sees it (IndexView), and its in-memory implementation built from
+ * files. The on-disk cache (lib/search/cache.ts) implements the same view lazily: postings of
+ * the query's terms from term shards, entries of the few files that reach the final ranking
+ * re-read from the (stat-checked) files themselves.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listMemoryFiles } from '../format/layout.js';
+import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
 import { tokenize } from './tokenize.js';
 import { fileUnits, type Unit } from './units.js';
 
@@ -13,23 +15,35 @@ export const FIELD_WEIGHTS = { body: 1, heading: 2, tags: 3 } as const;
 
 export interface Doc {
   u: Unit;
-  /** term → weighted term frequency (body + heading×2 + tags×3). */
-  tf: Map<string, number>;
   /** Weighted length. */
   len: number;
-  /** Terms that came from tags (type tag included). */
-  tagTerms: Set<string>;
-  /** Index of this doc within its file (for neighbours). */
+  /** Index of this entry within its file (neighbours are pos ± 1). */
   pos: number;
+  /** term → weighted term frequency (body + heading×2 + tags×3). */
+  tf: Map<string, number>;
+  /** Terms that came from tags (the type tag included). */
+  tagTerms: Set<string>;
 }
 
 export interface FileRecord { path: string; mtimeMs: number; size: number; docs: Doc[] }
 
-export interface Corpus {
-  files: Map<string, FileRecord>;
-  docs: Doc[];
-  postings: Map<string, Doc[]>;
+/** One occurrence list item: entry `pos` of file `file` holds the term `tf` times (weighted). */
+export interface Posting { file: number; pos: number; tf: number; len: number; tag: boolean }
+
+export interface IndexView {
+  /** Number of entries and their total weighted length (BM25 statistics). */
+  N: number;
   totalLen: number;
+  /** File paths; Posting.file indexes this list. */
+  paths: string[];
+  /** Entries per file (bounds neighbour positions). */
+  docCount(file: number): number;
+  postings(term: string): Posting[] | undefined;
+  /** df of a term (entries holding it). */
+  df(term: string): number;
+  /** The entries of one file (read on demand by lazy views). */
+  fileDocs(file: number): Doc[];
+  info(file: number): FileInfo;
 }
 
 export function indexUnit(u: Unit, pos: number): Doc {
@@ -49,34 +63,62 @@ export function indexFile(path: string, text: string, mtimeMs = 0, size = text.l
   return { path, mtimeMs, size, docs: fileUnits(path, text).map((u, i) => indexUnit(u, i)) };
 }
 
-export function corpusFromFiles(files: FileRecord[]): Corpus {
-  const c: Corpus = { files: new Map(), docs: [], postings: new Map(), totalLen: 0 };
-  for (const f of files) addFile(c, f);
-  return c;
+/** Read and index one memory file; undefined when it vanished. */
+export function readAndIndex(root: string, rel: string): FileRecord | undefined {
+  const abs = join(root, rel);
+  try {
+    const st = statSync(abs);
+    const text = readFileSync(abs, 'utf8').replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+    return indexFile(rel, text, st.mtimeMs, st.size);
+  } catch {
+    return undefined;
+  }
 }
 
-export function addFile(c: Corpus, f: FileRecord): void {
-  c.files.set(f.path, f);
-  for (const d of f.docs) {
-    c.docs.push(d);
-    c.totalLen += d.len;
-    for (const t of d.tf.keys()) {
-      let p = c.postings.get(t);
-      if (!p) c.postings.set(t, (p = []));
-      p.push(d);
+/** The whole index in memory. */
+export class MemoryIndex implements IndexView {
+  N = 0;
+  totalLen = 0;
+  paths: string[] = [];
+  readonly files: FileRecord[] = [];
+  private readonly post = new Map<string, Posting[]>();
+  private readonly infos: FileInfo[] = [];
+
+  constructor(files: FileRecord[] = []) {
+    for (const f of files) this.add(f);
+  }
+
+  add(f: FileRecord): void {
+    const fi = this.files.length;
+    this.files.push(f);
+    this.paths.push(f.path);
+    this.infos.push(classify(f.path));
+    for (const d of f.docs) {
+      this.N++;
+      this.totalLen += d.len;
+      for (const [t, tf] of d.tf) {
+        let p = this.post.get(t);
+        if (!p) this.post.set(t, (p = []));
+        p.push({ file: fi, pos: d.pos, tf, len: d.len, tag: d.tagTerms.has(t) });
+      }
     }
   }
+
+  docCount(file: number): number { return this.files[file]?.docs.length ?? 0; }
+  postings(term: string): Posting[] | undefined { return this.post.get(term); }
+  df(term: string): number { return this.post.get(term)?.length ?? 0; }
+  fileDocs(file: number): Doc[] { return this.files[file]?.docs ?? []; }
+  info(file: number): FileInfo { return this.infos[file]!; }
+  /** Every term with its postings (for writing the cache). */
+  terms(): IterableIterator<[string, Posting[]]> { return this.post.entries(); }
 }
 
 /** Read and index every memory file of `root` (no cache). */
-export function loadCorpusFresh(root: string): Corpus {
-  const recs: FileRecord[] = [];
+export function loadCorpusFresh(root: string): MemoryIndex {
+  const idx = new MemoryIndex();
   for (const rel of listMemoryFiles(root)) {
-    const abs = join(root, rel);
-    let text: string;
-    let st;
-    try { st = statSync(abs); text = readFileSync(abs, 'utf8'); } catch { continue; }
-    recs.push(indexFile(rel, text.replace(/\r\n?/g, '\n'), st.mtimeMs, st.size));
+    const rec = readAndIndex(root, rel);
+    if (rec) idx.add(rec);
   }
-  return corpusFromFiles(recs);
+  return idx;
 }

@@ -24,13 +24,16 @@
  * - superseded entries × 0.5.
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
- * Pseudo-relevance feedback is implemented but off (prfTerms 0): it lowered dev recall.
+ * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
+ * context, file, tag, tier, time); phase B re-reads the entries of the best RERANK_FILES files
+ * and applies every factor exactly. Tried and left out: pseudo-relevance feedback (RM3-style,
+ * −0.02 R@10 on dev) and same-file diversity (−0.03).
  */
 import { daysBetween, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { activation } from './activation.js';
-import type { Corpus, Doc } from './corpus.js';
+import type { Doc, IndexView } from './corpus.js';
 import { readRecallHistory, type RecallRecord } from './history.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
@@ -48,9 +51,6 @@ export const PARAMS = {
   contextSpan: 2,
   contextDecay: 0.7,
   fileWeight: 1,
-  prfDocs: 5,
-  prfTerms: 0,
-  prfWeight: 0.3,
 };
 export const TYPE_WEIGHT: Partial<Record<EntryType, number>> = { LESSON: 1.1, PREF: 1.1, DECISION: 1.1, TEMP: 0.9 };
 export const TIER_WEIGHT: Record<string, number> = { hot: 1.15, warm: 1.1, buffer: 1.05, cold: 1, generated: 0.8, meta: 0.5 };
@@ -71,7 +71,7 @@ export interface SearchOptions {
   /** Keys (entry id or path#Lline) to leave out (the hot tier in recall). */
   exclude?: Set<string>;
   /** An index to search (else loaded from the cache). */
-  corpus?: Corpus;
+  index?: IndexView;
 }
 
 export interface SearchResult {
@@ -99,8 +99,6 @@ export interface SearchResult {
 export interface SearchResponse {
   query: string;
   terms: string[];
-  /** Terms added by pseudo-relevance feedback (weighted PARAMS.prfWeight). */
-  expansion: string[];
   range?: TimeRange;
   /** Matching entries before the cut to k. */
   total: number;
@@ -125,8 +123,14 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
   return d.u.tier === 'buffer' ? 'hot' : d.u.tier;
 }
 
-/** Rank `corpus` for `query`. Pure: same corpus, history and clock → same results. */
-export function rank(ctx: Ctx, corpus: Corpus, query: string, opts: SearchOptions = {}): SearchResponse {
+/** How far the exact (second) phase reaches: entries of at most this many files, this many entries. */
+export const RERANK_FILES = 60;
+export const RERANK_DOCS = 400;
+
+interface Cand { file: number; pos: number; bm: number; ctx: number; tagHits: number; pre: number }
+
+/** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
+export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
   const now = ctx.clock.now();
   const tz = ctx.clock.tz;
@@ -136,108 +140,115 @@ export function rank(ctx: Ctx, corpus: Corpus, query: string, opts: SearchOption
   if (range) for (const p of range.phrases) textQuery = textQuery.toLowerCase().replace(p, ' ');
   const terms = queryTokens(textQuery);
   const history = opts.history ?? new Map<string, RecallRecord>();
-  const N = Math.max(1, corpus.docs.length);
-  const avg = corpus.totalLen / N || 1;
-
+  const N = Math.max(1, view.N);
+  const avg = view.totalLen / N || 1;
   const wantTags = (opts.tags ?? []).map((t) => t.toLowerCase().replace(/^#/, ''));
+  const filtered = !!(opts.type || wantTags.length);
+
+  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits.
+  const idf = new Map<string, number>();
+  for (const t of terms) {
+    const df = view.df(t);
+    idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
+  }
+  const cands = new Map<number, Cand>();
+  const keyOf = (file: number, pos: number): number => file * 1_000_000 + pos;
+  const cand = (file: number, pos: number): Cand => {
+    const key = keyOf(file, pos);
+    let c = cands.get(key);
+    if (!c) cands.set(key, (c = { file, pos, bm: 0, ctx: 0, tagHits: 0, pre: 0 }));
+    return c;
+  };
+  const fileMass = new Map<number, number>();
+  let totalMass = 0;
+  for (const t of terms) {
+    const post = view.postings(t);
+    const w = idf.get(t)!;
+    totalMass += w;
+    if (!post) continue;
+    let lastFile = -1;
+    for (const p of post) {
+      const c = cand(p.file, p.pos);
+      c.bm += (w * p.tf * (PARAMS.k1 + 1)) / (p.tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * p.len) / avg));
+      if (p.tag) c.tagHits++;
+      if (p.file !== lastFile) { fileMass.set(p.file, (fileMass.get(p.file) ?? 0) + w); lastFile = p.file; }
+    }
+  }
+  // A query that is only a time expression lists the entries of that range; otherwise entries
+  // of the range that match no term still come (last), so "what happened last Tuesday" lists
+  // that day even when "happened" is not written anywhere.
+  const listRange = terms.length === 0 && range !== undefined;
+  const rangeFiles = new Set<number>();
+  if (range) {
+    for (let f = 0; f < view.paths.length; f++) {
+      const info = view.info(f);
+      const dated = info.date !== undefined && info.date >= range.from && info.date <= range.to;
+      if (dated || info.kind === 'buffer') {
+        rangeFiles.add(f);
+        for (const d of view.fileDocs(f)) {
+          if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
+            const c = cand(f, d.pos);
+            if (c.bm === 0) c.bm = listRange ? 1 : RANGE_FLOOR;
+          }
+        }
+      }
+    }
+  }
+  if (PARAMS.contextWeight > 0 && !listRange) {
+    for (const c of [...cands.values()]) {
+      if (c.bm <= RANGE_FLOOR || !LOG_KINDS.has(view.info(c.file).kind)) continue;
+      const n = view.docCount(c.file);
+      for (let off = -PARAMS.contextSpan; off <= PARAMS.contextSpan; off++) {
+        const pos = c.pos + off;
+        if (off === 0 || pos < 0 || pos >= n) continue;
+        const add = PARAMS.contextWeight * c.bm * Math.pow(PARAMS.contextDecay, Math.abs(off) - 1);
+        const nb = cand(c.file, pos);
+        if (add > nb.ctx) nb.ctx = add;
+      }
+    }
+  }
+  const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? (fileMass.get(f) ?? 0) / totalMass : 0);
+  const prePass = (c: Cand): boolean => {
+    const info = view.info(c.file);
+    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) return false;
+    if (info.date && ((opts.since && info.date < opts.since && info.kind !== 'buffer') || (opts.until && info.date > opts.until))) return false;
+    return true;
+  };
+  const pre: Cand[] = [];
+  for (const c of cands.values()) {
+    if (!prePass(c)) continue;
+    const info = view.info(c.file);
+    const inRange = range && rangeFiles.has(c.file) ? PARAMS.timeBoost : 1;
+    c.pre = (c.bm + c.ctx) * fileFactor(c.file) * (1 + PARAMS.tagBonus * c.tagHits) * (info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1) * inRange;
+    pre.push(c);
+  }
+  pre.sort((a, b) => b.pre - a.pre || a.file - b.file || a.pos - b.pos);
+
+  // Phase B — the entries of the best files, exactly.
+  const maxFiles = filtered ? RERANK_FILES * 4 : RERANK_FILES;
+  const maxDocs = filtered ? RERANK_DOCS * 4 : RERANK_DOCS;
+  const files = new Set<number>();
+  const chosenC: Cand[] = [];
+  for (const c of pre) {
+    if (!files.has(c.file)) {
+      if (files.size >= maxFiles) continue;
+      files.add(c.file);
+    }
+    chosenC.push(c);
+    if (chosenC.length >= Math.max(maxDocs, k * 4)) break;
+  }
   const pass = (d: Doc): boolean => {
     const u = d.u;
     if (opts.type && u.type !== opts.type) return false;
-    if (opts.tier && tierOf(d) !== opts.tier) return false;
     if (wantTags.length && !wantTags.every((t) => u.tags.includes(t))) return false;
     if (opts.since && (!u.date || u.date < opts.since)) return false;
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-
-  // 1. BM25 per matching doc (query terms weigh 1; pseudo-relevance feedback terms less)
-  const idf = new Map<string, number>();
-  const idfOf = (t: string): number => {
-    let w = idf.get(t);
-    if (w === undefined) {
-      const df = corpus.postings.get(t)?.length ?? 0;
-      w = df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0;
-      idf.set(t, w);
-    }
-    return w;
-  };
-  const bm25 = (weights: Map<string, number>): Map<Doc, number> => {
-    const out = new Map<Doc, number>();
-    for (const [t, qw] of weights) {
-      const post = corpus.postings.get(t);
-      if (!post) continue;
-      const w = idfOf(t) * qw;
-      for (const d of post) {
-        const tf = d.tf.get(t)!;
-        const s = (w * tf * (PARAMS.k1 + 1)) / (tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * d.len) / avg));
-        out.set(d, (out.get(d) ?? 0) + s);
-      }
-    }
-    return out;
-  };
-  const qWeights = new Map(terms.map((t) => [t, 1]));
-  let bm = bm25(qWeights);
-  const expansion: string[] = [];
-  if (PARAMS.prfTerms > 0 && bm.size > 0) {
-    const top = [...bm].sort((x, y) => y[1] - x[1]).slice(0, PARAMS.prfDocs);
-    const cand = new Map<string, number>();
-    for (const [d] of top) for (const [t, tf] of d.tf) if (!qWeights.has(t)) cand.set(t, (cand.get(t) ?? 0) + (tf / d.len) * idfOf(t));
-    const picked = [...cand].filter(([t]) => (corpus.postings.get(t)?.length ?? 0) > 1).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, PARAMS.prfTerms);
-    if (picked.length) {
-      const w = new Map(qWeights);
-      for (const [t] of picked) { w.set(t, PARAMS.prfWeight); expansion.push(t); }
-      bm = bm25(w);
-    }
-  }
-  // file coverage: the share of the query's idf mass present anywhere in the entry's file
-  const fileCov = new Map<string, number>();
-  if (PARAMS.fileWeight > 0 && terms.length) {
-    let total = 0;
-    const perFile = new Map<string, Set<string>>();
-    for (const t of terms) {
-      total += idfOf(t);
-      for (const d of corpus.postings.get(t) ?? []) {
-        let set = perFile.get(d.u.path);
-        if (!set) perFile.set(d.u.path, (set = new Set()));
-        set.add(t);
-      }
-    }
-    for (const [f, set] of perFile) {
-      let m = 0;
-      for (const t of set) m += idfOf(t);
-      fileCov.set(f, total ? m / total : 0);
-    }
-  }
-  // A query that is only a time expression lists the entries of that range.
-  const listRange = terms.length === 0 && range !== undefined;
-  // Otherwise entries of the range that match no term still come (last), so "what happened
-  // last Tuesday" lists that day even when "happened" is not written anywhere.
-  if (range) {
-    for (const d of corpus.docs) {
-      if (d.u.date && d.u.date >= range.from && d.u.date <= range.to && !bm.has(d)) bm.set(d, listRange ? 1 : RANGE_FLOOR);
-    }
-  }
-
-  // 2. context from neighbours in the same log file
-  const ctxScore = new Map<Doc, number>();
-  if (PARAMS.contextWeight > 0 && !listRange) {
-    for (const [d, score] of bm) {
-      const f = corpus.files.get(d.u.path);
-      if (!f || !LOG_KINDS.has(d.u.kind)) continue;
-      for (let off = -PARAMS.contextSpan; off <= PARAMS.contextSpan; off++) {
-        const nb = f.docs[d.pos + off];
-        if (!nb || off === 0) continue;
-        const add = PARAMS.contextWeight * score * Math.pow(PARAMS.contextDecay, Math.abs(off) - 1);
-        if (add > (ctxScore.get(nb) ?? 0)) ctxScore.set(nb, add);
-      }
-    }
-  }
-
-  // 3. factors
   const scored: { d: Doc; score: number; act: number; explain?: Record<string, number | string> }[] = [];
-  const cands = new Set<Doc>([...bm.keys(), ...ctxScore.keys()]);
-  for (const d of cands) {
-    if (!pass(d)) continue;
+  for (const c of chosenC) {
+    const d = view.fileDocs(c.file)[c.pos];
+    if (!d || !pass(d)) continue;
     const key = unitKey(d);
     if (opts.exclude?.has(key)) continue;
     const u = d.u;
@@ -248,31 +259,26 @@ export function rank(ctx: Ctx, corpus: Corpus, query: string, opts: SearchOption
     if (rec) { actInput.lastRecall = rec.last; actInput.recallCount = rec.count; }
     const act = activation(actInput, now, tz);
     if (opts.minActivation !== undefined && act < opts.minActivation) continue;
-    const base = bm.get(d) ?? 0;
-    const context = ctxScore.get(d) ?? 0;
-    let tagHits = 0;
-    for (const t of terms) if (d.tagTerms.has(t)) tagHits++;
-    const tag = 1 + PARAMS.tagBonus * tagHits;
+    const file = fileFactor(c.file);
+    const tag = 1 + PARAMS.tagBonus * c.tagHits;
     const type = (u.type && TYPE_WEIGHT[u.type]) || 1;
     const tier = tierWeight(d, range);
     const actF = 1 - PARAMS.activationWeight * (1 - act);
     const recency = u.date ? 1 + PARAMS.recencyWeight * Math.pow(0.5, Math.max(0, daysBetween(u.date, today)) / 30) : 1;
     const time = range && !listRange && u.date && u.date >= range.from && u.date <= range.to ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
-    const file = 1 + PARAMS.fileWeight * (fileCov.get(u.path) ?? 0);
-    const score = (base + context) * file * tag * type * tier * actF * recency * time * sup;
+    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup;
     const item: (typeof scored)[number] = { d, score, act };
     if (opts.explain) {
-      item.explain = { bm25: round(base), context: round(context), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, score: round(score) };
-      const matched = terms.filter((t) => d.tf.has(t));
-      item.explain.matched = matched.map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
+      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, score: round(score) };
+      item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);
   }
   scored.sort((a, b) => b.score - a.score || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
   if (listRange) scored.sort((a, b) => (a.d.u.date! < b.d.u.date! ? -1 : a.d.u.date! > b.d.u.date! ? 1 : 0) || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
 
-  // 4. near-duplicate collapse
+  // Near-duplicate collapse.
   const results: SearchResult[] = [];
   const chosen: { d: Doc; r: SearchResult }[] = [];
   for (const s of scored) {
@@ -284,7 +290,7 @@ export function rank(ctx: Ctx, corpus: Corpus, query: string, opts: SearchOption
     results.push(r);
     chosen.push({ d: s.d, r });
   }
-  const resp: SearchResponse = { query, terms, expansion, total: scored.length, results };
+  const resp: SearchResponse = { query, terms, total: pre.length, results };
   if (range) resp.range = range;
   return resp;
 }
@@ -315,13 +321,13 @@ export async function search(ctx: Ctx, query: string, opts: SearchOptions = {}):
 }
 
 export async function searchDetailed(ctx: Ctx, query: string, opts: SearchOptions = {}): Promise<SearchResponse> {
-  const corpus = opts.corpus ?? (await loadIndex(ctx));
+  const index = opts.index ?? (await loadIndex(ctx));
   const history = opts.history ?? readRecallHistory(ctx.root);
-  return rank(ctx, corpus, query, { ...opts, history });
+  return rank(ctx, index, query, { ...opts, history });
 }
 
 /** The index for ctx.root: the cache when present and fresh, else built (and cached). */
-export async function loadIndex(ctx: Ctx): Promise<Corpus> {
+export async function loadIndex(ctx: Ctx): Promise<IndexView> {
   const { loadCorpusFresh } = await import('./corpus.js');
   return loadCorpusFresh(ctx.root);
 }
