@@ -46,25 +46,30 @@ export function tempPathFor(target: string): string {
 export const TEMP_RE = /^\..*\.memtier-tmp-[0-9a-f]{12}$/s;
 
 /** Folders never searched for temp files (not ours, or huge). */
-const SWEEP_SKIP = new Set(['.git', 'node_modules', '.trash']);
+const SWEEP_SKIP = new Set(['.git', 'node_modules']);
 
 /**
  * Temp files left by a process that died mid-replace (`.NAME.memtier-tmp-*`), as root-relative
- * paths, sorted. Walks the whole root except .git, node_modules and .trash; never follows links.
+ * paths, sorted. Walks the whole root except .git and node_modules; never follows links. In a
+ * `.trash` folder only `torn/` is searched (the one place memtier writes into the trash;
+ * anything else there was put there on purpose and stays).
  */
 export function findOrphanTemps(root: string): string[] {
   const out: string[] = [];
-  const walk = (rel: string): void => {
+  const walk = (rel: string, inTrash: boolean): void => {
     let ents;
     try { ents = readdirSync(rel ? join(root, rel) : root, { withFileTypes: true }); } catch { return; }
     for (const d of ents) {
       const r = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) {
-        if (!SWEEP_SKIP.has(d.name)) walk(r);
-      } else if (d.isFile() && TEMP_RE.test(d.name)) out.push(r);
+        if (inTrash) {
+          if (d.name === 'torn' && rel.endsWith('.trash')) walk(r, true);
+        } else if (d.name === '.trash') walk(r, true);
+        else if (!SWEEP_SKIP.has(d.name)) walk(r, false);
+      } else if (d.isFile() && TEMP_RE.test(d.name) && (!inTrash || rel.endsWith('/torn') || rel === 'torn')) out.push(r);
     }
   };
-  walk('');
+  walk('', false);
   return out.sort();
 }
 

@@ -83,6 +83,19 @@ export function readMemoryFile(root: string, rel: string): string | undefined {
   return buf === undefined ? undefined : decodeStrict(buf, rel);
 }
 
+/** mkdir -p that reports a file in the way (ENOTDIR/EEXIST) or a permission problem as a MemtierError. */
+function ensureDir(absDir: string, rel: string): void {
+  try {
+    mkdirSync(absDir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new MemtierError(`cannot create the folder for ${rel}: ${code ?? (e as Error).message}`, {
+      code: 'io', file: rel, cause: e,
+      hint: code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way of a folder on this path; rename it' : 'check permissions; nothing was changed',
+    });
+  }
+}
+
 export interface WriteOptions {
   /**
    * Compare-before-replace: the content the caller read. If the file changed since
@@ -149,7 +162,7 @@ export class Tx {
       }
     }
     this.checkTarget(rel, abs);
-    mkdirSync(dirname(abs), { recursive: true });
+    ensureDir(dirname(abs), rel);
     atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
   }
 
@@ -179,7 +192,7 @@ export class Tx {
       throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
     }
     this.checkTarget(rel, abs);
-    mkdirSync(dirname(abs), { recursive: true });
+    ensureDir(dirname(abs), rel);
     const { prefix, size } = this.repairTail(rel, abs);
     const data = prefix + clean;
     if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
@@ -248,7 +261,7 @@ export class Tx {
     let q = `${base}.txt`;
     for (let i = 1; this.exists(q); i++) q = `${base}-${i}.txt`;
     const abs = this.abs(q);
-    mkdirSync(dirname(abs), { recursive: true });
+    ensureDir(dirname(abs), q);
     atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit);
     return q;
   }
@@ -260,7 +273,7 @@ export class Tx {
     const to = this.abs(toRel);
     if (!this.exists(fromRel)) throw new MemtierError(`cannot move ${fromRel}: it does not exist`, { code: 'missing', file: fromRel });
     if (this.exists(toRel)) throw new MemtierError(`cannot move ${fromRel}: ${toRel} already exists`, { code: 'exists', file: toRel });
-    mkdirSync(dirname(to), { recursive: true });
+    ensureDir(dirname(to), toRel);
     this.lock.verify();
     try {
       renameSync(from, to);
@@ -282,7 +295,7 @@ export class Tx {
 
   mkdir(rel: string): void {
     assertNotReserved(rel);
-    mkdirSync(this.abs(rel), { recursive: true });
+    ensureDir(this.abs(rel), rel);
   }
 }
 
@@ -392,6 +405,8 @@ export class Store {
       closeSync(fd);
     }
     if (!got.equals(data.subarray(0, got.length))) return undefined;
+    // Carry the intent in our own lock: if we die mid-repair, the next breaker repeats it.
+    lock.intent(i);
     const saved = tx.quarantine(i.rel, lossy.decode(got));
     truncateFile(abs, i.offset, this.ctx.env, i.rel, { beforeCommit: () => lock.verify() });
     return saved;

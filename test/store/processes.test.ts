@@ -90,6 +90,22 @@ describe('crash points: SIGKILL, then the next command', () => {
     if (point === 'append.before-write' || point.startsWith('replace.t') || point === 'replace.before-rename') expect(ids).not.toContain('cx0003');
   });
 
+  it('a crash during the repair of a crash is repaired by the command after it', async () => {
+    const root = newRoot();
+    const first = await runWorker(['append', root, LOG, '8', 'c'], { MEMTIER_CRASH_AT: 'append.partial-write', MEMTIER_CRASH_SKIP: '2' });
+    expect(first.acks).toEqual(['cx0000', 'cx0001']);
+    // The next command dies while saving the torn line to the trash (its atomic replace).
+    const second = await runWorker(['append', root, LOG, '1', 'd'], { MEMTIER_CRASH_AT: 'replace.before-rename' });
+    expect(second.signal).toBe('SIGKILL');
+    expect(second.acks).toEqual([]);
+    store(root).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] third ^nextx00001\n'));
+    expect(expectLogParses(root)).toEqual(['cx0000', 'cx0001', 'nextx00001']);
+    expectClean(root);
+    const torn = readdirSync(join(root, 'memory/.trash/torn'));
+    expect(torn).toHaveLength(1);
+    expect(readFileSync(join(root, 'memory/.trash/torn', torn[0]!), 'utf8').startsWith('- 14:30 [EVENT] c entry 2 ')).toBe(true);
+  });
+
   it('a torn entry found without a lock (fallback) is quarantined on the next append', () => {
     const root = newRoot({ [LOG]: HEAD + '- 14:30 [EVENT] complete ^aaaa000001\n- 14:30 [EVENT] half writ' });
     store(root).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] next ^nextx00001\n'));

@@ -60,16 +60,18 @@ describe('Tx', () => {
 
 
 describe('orphan temp files', () => {
-  it('findOrphanTemps lists .NAME.memtier-tmp-* anywhere but .git, node_modules and .trash', () => {
+  it('findOrphanTemps lists .NAME.memtier-tmp-* anywhere but .git, node_modules and the trash (except trash/torn)', () => {
     writeTree(root, {
       'memory/semantic/.people.md.memtier-tmp-0123456789ab': 'x',
       '.MEMORY.md.memtier-tmp-abcdefabcdef': 'x',
       '.git/.config.memtier-tmp-0123456789ab': 'x',
       'node_modules/.a.memtier-tmp-0123456789ab': 'x',
       'memory/.trash/s/.b.md.memtier-tmp-0123456789ab': 'x',
+      'memory/.trash/.c.md.memtier-tmp-0123456789ab': 'x',
+      'memory/.trash/torn/.t.txt.memtier-tmp-0123456789ab': 'x',
       'memory/not-a-temp.memtier-tmp-0123456789ab': 'x',
     });
-    expect(findOrphanTemps(root)).toEqual(['.MEMORY.md.memtier-tmp-abcdefabcdef', 'memory/semantic/.people.md.memtier-tmp-0123456789ab']);
+    expect(findOrphanTemps(root)).toEqual(['.MEMORY.md.memtier-tmp-abcdefabcdef', 'memory/.trash/torn/.t.txt.memtier-tmp-0123456789ab', 'memory/semantic/.people.md.memtier-tmp-0123456789ab']);
   });
 
   it('are swept when a dead holder\'s lock is broken, and only then', () => {
