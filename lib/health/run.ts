@@ -5,6 +5,11 @@
 import { localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PATHS } from '../format/layout.js';
+import { LOCK_FILE, lockIsStale } from '../store/lock.js';
+import { openStore } from '../store/store.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { limitsFrom, type Limits } from './limits.js';
 import { loadSnapshot, type Snapshot } from './snapshot.js';
@@ -82,9 +87,12 @@ export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
 export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
   const checks = selectChecks(opts.only, opts.checks ?? CHECKS);
   const env = checkEnv(ctx, opts.limits);
+  const fixed: string[] = [];
+  // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
+  // torn append cut back exactly, its temp files swept); report it, then check what is left.
+  if (opts.fix) fixed.push(...storeRecovery(ctx));
   let snap = loadSnapshot(ctx.root);
   let pass = await runChecks(checks, snap, env);
-  const fixed: string[] = [];
   if (opts.fix) {
     const order = [...checks].sort((a, b) => rank(a.id) - rank(b.id));
     let changed = false;
@@ -127,6 +135,23 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
     figures: pass.figures,
     fixed,
   };
+}
+
+function storeRecovery(ctx: Ctx): string[] {
+  const lock = join(ctx.root, LOCK_FILE);
+  const stale = existsSync(lock) && lockIsStale(lock);
+  const asides = (): string[] => { try { return readdirSync(join(ctx.root, PATHS.state)).filter((n) => n.startsWith('lock.stale-')); } catch { return []; } };
+  const before = asides();
+  const store = openStore(ctx);
+  store.mutate(() => undefined);
+  const r = store.lastRepair;
+  const after = new Set(asides());
+  return [
+    ...(stale ? [`store: broke the stale lock ${LOCK_FILE} (its holder is gone)`] : []),
+    ...before.filter((n) => !after.has(n)).map((n) => `store: removed the lock leftover ${PATHS.state}/${n}`),
+    ...r.torn.map((t) => `store: cut the torn append at the end of ${t.file} (saved to ${t.savedTo})`),
+    ...r.temps.map((t) => `store: removed the orphan temp file ${t}`),
+  ];
 }
 
 function capFindings(pass: Pass): Finding[] {

@@ -73,9 +73,13 @@ describe('health --fix', () => {
     expect(second.fixed).toEqual([]);
   });
 
-  it('breaks a stale memtier lock (the store then removes the lock leftovers and its holder\'s temp files)', async () => {
+  it('lets the store break a stale lock and sweep its holder\'s temp files first, and says so', async () => {
     const { root, first, second } = await fixTwice('leftovers-stale-lock');
-    expect(first.fixed).toContain('leftovers: broke the stale lock .memtier/lock');
+    expect(first.fixed).toEqual([
+      'store: broke the stale lock .memtier/lock (its holder is gone)',
+      'store: removed the lock leftover .memtier/lock.stale-1a2b3c4d',
+      'store: removed the orphan temp file memory/semantic/.decisions.md.memtier-tmp-a1b2c3d4e5f6',
+    ]);
     expect(existsSync(join(root, '.memtier/lock'))).toBe(false);
     expect(existsSync(join(root, 'memory/semantic/.decisions.md.memtier-tmp-a1b2c3d4e5f6'))).toBe(false);
     expect(existsSync(join(root, '.memtier/lock.stale-1a2b3c4d'))).toBe(false);
