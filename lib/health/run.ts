@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PATHS } from '../format/layout.js';
 import { LOCK_FILE, lockIsStale } from '../store/lock.js';
 import { openStore } from '../store/store.js';
+import { estimateTokens } from '../stats/tokens.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { limitsFrom, type Limits } from './limits.js';
 import { loadSnapshot, type Snapshot } from './snapshot.js';
@@ -117,6 +118,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;
   const fail = count('fail');
   const findings = opts.all ? pass.findings : capFindings(pass);
+  const memory = memoryFigures(snap);
   return {
     time: ctx.clock.now().toISOString(),
     root: ctx.root,
@@ -132,9 +134,24 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
     },
     results: pass.results,
     findings,
-    figures: pass.figures,
+    figures: { memory, ...pass.figures },
     fixed,
   };
+}
+
+/** Whole-memory figures for health.json: files, bytes, tokens loaded every session and in all. */
+function memoryFigures(snap: Snapshot): Record<string, unknown> {
+  let bytes = 0;
+  let hotTokens = 0;
+  let tokens = 0;
+  for (const f of snap.files) {
+    bytes += f.size;
+    if (f.text === undefined) continue;
+    const t = estimateTokens(f.text);
+    tokens += t;
+    if (f.tier === 'hot') hotTokens += t;
+  }
+  return { files: snap.files.length, bytes, hotTokens, tokens };
 }
 
 function storeRecovery(ctx: Ctx): string[] {

@@ -58,7 +58,8 @@ describe('memtier health (CLI)', () => {
     });
     expect(doc.results.map((x) => x.id)).toEqual(CHECKS.map((c) => c.id));
     expect(doc.results.find((x) => x.id === 'index-fresh')!.status).toBe('skipped');
-    expect(Object.keys(doc.figures)).toEqual(expect.arrayContaining(['memory-budget', 'disk']));
+    expect(Object.keys(doc.figures)).toEqual(expect.arrayContaining(['memory', 'memory-budget', 'disk']));
+    expect(doc.figures.memory).toMatchObject({ files: 7, hotTokens: expect.any(Number), tokens: expect.any(Number) });
     const file = join(root, '.memtier/health.json');
     expect(existsSync(file)).toBe(true);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(doc);
