@@ -13,6 +13,9 @@ import { fileUnits, type Unit } from './units.js';
 /** Field weights (BM25F-style): a term in a tag or heading counts this many body occurrences. */
 export const FIELD_WEIGHTS = { body: 1, heading: 2, tags: 3 } as const;
 
+/** Prefix of the zero-weight term that indexes an entry id. */
+export const ID_TERM_PREFIX = '^';
+
 export interface Doc {
   u: Unit;
   /** Weighted length. */
@@ -56,6 +59,8 @@ export function indexUnit(u: Unit, pos: number): Doc {
   if (u.heading) add(tokenize(u.heading), FIELD_WEIGHTS.heading);
   const tagToks = tokenize([...u.tags.map((t) => t.replace(/[-_/]/g, ' ')), u.type ?? ''].join(' '));
   add(tagToks, FIELD_WEIGHTS.tags);
+  // the entry id as a zero-weight term `^id`: findable (hot tier, citations), never scored
+  if (u.id) tf.set(ID_TERM_PREFIX + u.id.toLowerCase(), 0);
   return { u, tf, len: Math.max(1, len), tagTerms: new Set(tagToks), pos };
 }
 

@@ -296,10 +296,12 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
 }
 
 function jaccard(a: Doc, b: Doc): number {
-  if (a.tf.size < 3 || b.tf.size < 3) return 0;
+  const sa = a.u.id ? a.tf.size - 1 : a.tf.size;
+  const sb = b.u.id ? b.tf.size - 1 : b.tf.size;
+  if (sa < 3 || sb < 3) return 0;
   let inter = 0;
-  for (const t of a.tf.keys()) if (b.tf.has(t)) inter++;
-  return inter / (a.tf.size + b.tf.size - inter);
+  for (const t of a.tf.keys()) if (t[0] !== '^' && b.tf.has(t)) inter++;
+  return inter / (sa + sb - inter);
 }
 
 function round(x: number): number {

@@ -1,0 +1,89 @@
+/**
+ * `memtier recall`: the budgeted memory block an agent host prepends to the prompt.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagNumber, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+
+export const command: CommandSpec = {
+  name: 'recall',
+  summary: 'budgeted memory block to prepend to a prompt',
+  usage: [
+    'recall --query TEXT [--context-used F] [--max-chars N] [--include-faded] [--json]',
+    'recall --messages FILE [--query-mode message|recent|full] [--context-used F] [--max-chars N] [--json]',
+  ],
+  description: [
+    'Prints the block an agent host prepends before a reply (Active Memory): hot-tier entries first (recalled 5 times',
+    'or more, up to 3, marked ★), then the best-ranked entries for the query, one line each with a path#Lline citation.',
+    '',
+    'Budget: --context-used F (fraction of the context window already used) sets how many entries fit:',
+    'under 0.30 → 10; 0.30–0.70 → 10 down to 4 along t²; 0.70–0.85 → 4 down to 2; above 0.85 → 2. --max-chars caps the',
+    'characters. Entries whose activation fell below 0.15 are left out unless --include-faded.',
+    '',
+    'The query is --query TEXT, or built from --messages FILE (a JSON list of {role, content}, "-" for stdin):',
+    'message = the last user message; recent (default) = the last 2 user turns and 1 assistant turn (220/180 characters each);',
+    'full = every turn. Identical queries within 15 s are served from .memtier/recall-cache.json. Every entry shown is',
+    'recorded in the recall history (.memtier/recall-history.json), which drives activation, the hot tier and dream.',
+    'Prints nothing (exit 0) when nothing is relevant.',
+  ].join('\n'),
+  flags: [
+    { name: 'query', type: 'string', value: 'TEXT', description: 'what to recall for' },
+    { name: 'messages', type: 'string', value: 'FILE', description: 'JSON list of {role, content} messages ("-" reads stdin)' },
+    { name: 'query-mode', type: 'string', value: 'MODE', description: 'how to build the query from --messages', default: 'recent', choices: ['message', 'recent', 'full'] },
+    { name: 'context-used', type: 'number', value: 'F', description: 'fraction (0–1) of the context window in use; sets the entry budget', default: 0 },
+    { name: 'max-chars', type: 'number', value: 'N', description: 'maximum characters of the block', default: 2000 },
+    { name: 'include-faded', type: 'boolean', description: 'also include entries whose activation fell below 0.15' },
+    { name: 'no-record', type: 'boolean', description: 'do not record this recall in the history (dry run)' },
+  ],
+  examples: [
+    'memtier recall --query "deploy the billing service"',
+    'memtier recall --messages turn.json --context-used 0.55 --max-chars 1200',
+    'memtier recall --messages - --query-mode message --json < turn.json',
+  ],
+  async run(ctx: Ctx, args: Args, io): Promise<CommandResult> {
+    const { queryFromMessages, recall } = await import('../search/recall.js');
+    let query = flagString(args, 'query');
+    const file = flagString(args, 'messages');
+    if (query === undefined && file === undefined) {
+      if (args.positionals.length) query = args.positionals.join(' ');
+      else throw new UsageError('recall needs --query TEXT or --messages FILE', 'e.g. memtier recall --query "deploy billing"');
+    }
+    if (file !== undefined) {
+      let raw: string;
+      try {
+        raw = file === '-' ? await readStdin(io.stdin) : readFileSync(resolve(ctx.cwd, file), 'utf8');
+      } catch (e) {
+        throw new MemtierError(`cannot read --messages ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'give a JSON file holding a list of {role, content} objects', cause: e });
+      }
+      let msgs: unknown;
+      try { msgs = JSON.parse(raw); } catch (e) {
+        throw new MemtierError(`--messages ${file} is not valid JSON: ${(e as Error).message}`, { code: 'usage', file, hint: 'expected a JSON list such as [{"role":"user","content":"…"}]', cause: e });
+      }
+      const list = Array.isArray(msgs) ? msgs : msgs && typeof msgs === 'object' && Array.isArray((msgs as { messages?: unknown }).messages) ? (msgs as { messages: unknown[] }).messages : undefined;
+      if (!list) throw new MemtierError(`--messages ${file} is not a list of messages`, { code: 'usage', file, hint: 'expected [{"role":"user","content":"…"}, …] (or {"messages": [...]})' });
+      const mode = (flagString(args, 'query-mode') ?? 'recent') as 'message' | 'recent' | 'full';
+      const fromMsgs = queryFromMessages(list as { role: string; content: unknown }[], mode);
+      query = [query, fromMsgs].filter(Boolean).join('\n');
+    }
+    const used = flagNumber(args, 'context-used') ?? 0;
+    if (!(used >= 0 && used <= 1)) throw new UsageError(`--context-used expects a fraction between 0 and 1, got ${used}`, 'e.g. --context-used 0.45 for 45 %');
+    const maxChars = flagNumber(args, 'max-chars') ?? 2000;
+    if (!(maxChars > 0)) throw new UsageError(`--max-chars expects a positive number, got ${maxChars}`);
+    const block = await recall(ctx, query ?? '', { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record') });
+    const strip = (r: (typeof block.results)[number]) => { const { line_text: _l, ...rest } = r; return rest; };
+    return {
+      text: block.text,
+      json: { query: block.query, budget: block.budget, cached: block.cached, hot: block.hot.map(strip), results: block.results.map(strip), text: block.text },
+    };
+  },
+};
+
+async function readStdin(stdin: NodeJS.ReadableStream | undefined): Promise<string> {
+  if (!stdin) return '';
+  const chunks: Buffer[] = [];
+  for await (const c of stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

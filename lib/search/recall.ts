@@ -1,0 +1,201 @@
+/**
+ * Recall (seed 001 Active Memory, seed 003 recall pipeline): the block an agent host prepends
+ * to the prompt before a reply.
+ *
+ * 1. Query: `--query`, or built from `--messages` by query mode — `message` (the last user
+ *    message), `recent` (default: the last 2 user turns and the last assistant turn, 220 and
+ *    180 characters each, oldest first), `full` (every message, each cut to 220 characters).
+ * 2. Served from `.memtier/recall-cache.json` when the same query and options were answered
+ *    less than 15 s ago (same turn, several hooks).
+ * 3. Budget: entries allowed by `--context-used` (lib/search/budget.ts), characters by
+ *    `--max-chars`.
+ * 4. Hot tier first: up to 3 entries recalled HOT_RECALL_COUNT (5) times or more, most recalled
+ *    first; they are kept out of the ranked part.
+ * 5. Ranked entries from `search`, leaving out entries below RECALL_THRESHOLD (0.15) activation
+ *    unless `includeFaded`.
+ * 6. Every entry shown is recorded in the recall history.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Ctx } from '../core/context.js';
+import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
+import { recallBudget, type Budget } from './budget.js';
+import { ID_TERM_PREFIX, type Doc, type IndexView } from './corpus.js';
+import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
+import { loadIndex, rank, unitKey, type SearchResult } from './search.js';
+
+export type QueryMode = 'message' | 'recent' | 'full';
+export interface Message { role: string; content: unknown }
+
+export const RECALL_DEFAULTS = { queryMode: 'recent' as QueryMode, userTurns: 2, assistantTurns: 1, userChars: 220, assistantChars: 180, maxChars: 2000, hotMax: 3, cacheTtlMs: 15_000 };
+export const CACHE_FILE = '.memtier/recall-cache.json';
+
+function contentText(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' ');
+  return '';
+}
+
+function cut(s: string, n: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > n ? t.slice(0, n) : t;
+}
+
+/** Build the recall query from a conversation. */
+export function queryFromMessages(messages: Message[], mode: QueryMode = 'recent', o: Partial<typeof RECALL_DEFAULTS> = {}): string {
+  const opt = { ...RECALL_DEFAULTS, ...o };
+  const msgs = messages.filter((m) => m && (m.role === 'user' || m.role === 'assistant'));
+  if (mode === 'message') {
+    const last = [...msgs].reverse().find((m) => m.role === 'user');
+    return last ? cut(contentText(last.content), opt.userChars) : '';
+  }
+  if (mode === 'full') return msgs.map((m) => cut(contentText(m.content), m.role === 'user' ? opt.userChars : opt.assistantChars)).filter(Boolean).join('\n');
+  const picked: Message[] = [];
+  let u = 0;
+  let a = 0;
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i]!;
+    if (m.role === 'user' && u < opt.userTurns) { picked.unshift(m); u++; }
+    else if (m.role === 'assistant' && a < opt.assistantTurns) { picked.unshift(m); a++; }
+    if (u >= opt.userTurns && a >= opt.assistantTurns) break;
+  }
+  return picked.map((m) => cut(contentText(m.content), m.role === 'user' ? opt.userChars : opt.assistantChars)).filter(Boolean).join('\n');
+}
+
+export interface RecallOptions {
+  contextUsed?: number;
+  maxChars?: number;
+  includeFaded?: boolean;
+  /** Do not record history (dry run). */
+  noRecord?: boolean;
+  /** Bypass the 15 s cache. */
+  noCache?: boolean;
+  index?: IndexView;
+}
+
+export interface RecallItem extends SearchResult { hot: boolean; cite: string; line_text: string }
+
+export interface RecallBlock {
+  query: string;
+  budget: Budget & { maxChars: number };
+  hot: RecallItem[];
+  results: RecallItem[];
+  text: string;
+  cached: boolean;
+}
+
+export function cite(r: SearchResult): string {
+  return r.endLine > r.line ? `${r.path}#L${r.line}-L${r.endLine}` : `${r.path}#L${r.line}`;
+}
+
+function lineFor(r: SearchResult, hot: boolean): string {
+  const text = r.text.replace(/\s+/g, ' ').trim();
+  return `- ${hot ? '★ ' : ''}${r.type ? `[${r.type}] ` : ''}${r.date && r.kind !== 'memory-index' ? `${r.date} ` : ''}${text} (${cite(r)})`;
+}
+
+function cacheKey(query: string, o: RecallOptions): string {
+  return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded])).digest('hex').slice(0, 16);
+}
+
+interface CacheFile { entries: Record<string, { at: number; block: Omit<RecallBlock, 'cached'> }> }
+
+function readCache(root: string): CacheFile {
+  try {
+    const j = JSON.parse(readFileSync(join(root, CACHE_FILE), 'utf8')) as CacheFile;
+    if (j && typeof j.entries === 'object') return j;
+  } catch { /* none or damaged */ }
+  return { entries: {} };
+}
+
+function writeCache(root: string, c: CacheFile): void {
+  const abs = join(root, CACHE_FILE);
+  try {
+    mkdirSync(join(root, '.memtier'), { recursive: true });
+    const tmp = `${abs}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(c));
+    renameSync(tmp, abs);
+  } catch { /* the cache is an optimization */ }
+}
+
+/** Resolve hot-tier keys (entry id or path#Lline) to current entries. */
+function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: number): { d: Doc; rec: RecallRecord }[] {
+  const hot = [...history].filter(([, r]) => r.count >= HOT_RECALL_COUNT).sort((a, b) => b[1].count - a[1].count || (a[1].last < b[1].last ? 1 : a[1].last > b[1].last ? -1 : a[0] < b[0] ? -1 : 1));
+  if (!hot.length) return [];
+  const out: { d: Doc; rec: RecallRecord }[] = [];
+  const want = new Map(hot.map(([k, r]) => [k, r]));
+  const pathOf = new Map<string, number>(view.paths.map((p, i) => [p, i]));
+  // path#Lline keys name their file; id keys are found through their `^id` term
+  const byFile = new Map<number, string[]>();
+  const idKeys: string[] = [];
+  for (const [k] of hot) {
+    const m = /^(.*)#L(\d+)$/.exec(k);
+    const f = m ? pathOf.get(m[1]!) : undefined;
+    if (m && f !== undefined) byFile.set(f, [...(byFile.get(f) ?? []), k]);
+    else if (!m) idKeys.push(k);
+  }
+  const found = new Map<string, Doc>();
+  for (const [f] of byFile) for (const d of view.fileDocs(f)) { const key = unitKey(d); if (want.has(key)) found.set(key, d); }
+  for (const id of idKeys) {
+    for (const p of view.postings(ID_TERM_PREFIX + id.toLowerCase()) ?? []) {
+      const d = view.fileDocs(p.file)[p.pos];
+      if (d && d.u.id === id) { found.set(id, d); break; }
+    }
+  }
+  for (const [k, rec] of hot) {
+    const d = found.get(k);
+    if (d && !d.u.superseded) out.push({ d, rec });
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** Build the recall block for `query`. */
+export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Promise<RecallBlock> {
+  const nowMs = ctx.clock.now().getTime();
+  const key = cacheKey(query, o);
+  if (!o.noCache) {
+    const c = readCache(ctx.root).entries[key];
+    if (c && nowMs - c.at >= 0 && nowMs - c.at < RECALL_DEFAULTS.cacheTtlMs) return { ...c.block, cached: true };
+  }
+  const maxChars = o.maxChars ?? RECALL_DEFAULTS.maxChars;
+  const budget = { ...recallBudget(o.contextUsed ?? 0), maxChars };
+  const view = o.index ?? (await loadIndex(ctx));
+  const history = readRecallHistory(ctx.root);
+  const hot: RecallItem[] = [];
+  const results: RecallItem[] = [];
+  let used = 0;
+  const take = (r: SearchResult, isHot: boolean): boolean => {
+    const line = lineFor(r, isHot);
+    if (used + line.length + 1 > maxChars) return false;
+    used += line.length + 1;
+    (isHot ? hot : results).push({ ...r, hot: isHot, cite: cite(r), line_text: line });
+    return true;
+  };
+  const hotList = hotDocs(view, history, Math.min(RECALL_DEFAULTS.hotMax, budget.limit));
+  for (const { d } of hotList) {
+    const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1 };
+    if (d.u.id) r.id = d.u.id;
+    if (d.u.type) r.type = d.u.type;
+    if (d.u.date) r.date = d.u.date;
+    take(r, true);
+  }
+  const left = budget.limit - hot.length;
+  if (left > 0 && query.trim()) {
+    const opts: Parameters<typeof rank>[3] = { k: left, history, exclude: new Set(hotList.map((h) => unitKey(h.d))) };
+    if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
+    const resp = rank(ctx, view, query, opts);
+    for (const r of resp.results) if (!take(r, false)) break;
+  }
+  const lines = [...hot, ...results].map((r) => r.line_text);
+  const text = lines.length ? `Relevant memory (memtier recall; cite path#Lline when you use it):\n${lines.join('\n')}` : '';
+  const block = { query, budget, hot, results, text };
+  if (!o.noRecord && lines.length) recordRecalls(ctx, [...hot, ...results].map((r) => r.key), query);
+  if (!o.noCache) {
+    const c = readCache(ctx.root);
+    for (const [k, v] of Object.entries(c.entries)) if (nowMs - v.at >= RECALL_DEFAULTS.cacheTtlMs || nowMs < v.at) delete c.entries[k];
+    c.entries[key] = { at: nowMs, block };
+    writeCache(ctx.root, c);
+  }
+  return { ...block, cached: false };
+}
