@@ -162,6 +162,7 @@ export function durableAppend(abs: string, data: string | Buffer, env: NodeJS.Pr
   let fd: number | undefined;
   let before = 0;
   let created = false;
+  let writing = false;
   try {
     try {
       fd = openSync(abs, constants.O_WRONLY | constants.O_APPEND | (constants.O_NOFOLLOW ?? 0));
@@ -172,9 +173,16 @@ export function durableAppend(abs: string, data: string | Buffer, env: NodeJS.Pr
     }
     const st = fstatSync(fd);
     if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EINVAL' });
+    if (st.nlink > 1) {
+      throw new MemtierError('has other hard links (the same file is reachable from elsewhere); memtier does not append to it', {
+        code: 'path', rule: 'no-hardlink', file: relForErrors,
+        hint: 'replace it with a copy: cp FILE FILE.tmp && mv FILE.tmp FILE',
+      });
+    }
     before = st.size;
     opts.beforeCommit?.();
     crashPoint(env, 'append.before-write');
+    writing = true;
     if (crashArmed(env, 'append.partial-write')) {
       writeSync(fd, buf, 0, Math.max(1, Math.floor(buf.length / 2)));
       crash();
@@ -185,7 +193,8 @@ export function durableAppend(abs: string, data: string | Buffer, env: NodeJS.Pr
     crashPoint(env, 'append.after-write');
   } catch (e) {
     if (fd !== undefined) {
-      try { ftruncateSync(fd, before); fsyncSync(fd); } catch { /* best effort */ }
+      // Only undo what this call wrote: never touch a file it refused before writing.
+      if (writing) try { ftruncateSync(fd, before); fsyncSync(fd); } catch { /* best effort */ }
       try { closeSync(fd); } catch { /* ignore */ }
       fd = undefined;
       if (created) try { unlinkSync(abs); } catch { /* ignore */ }

@@ -3,7 +3,8 @@
  * error (code, file, line where it applies) and every file's bytes are unchanged afterwards.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { rmTree, tmpTree } from '../helpers.js';
@@ -124,6 +125,14 @@ describe('symlinks are never followed', () => {
     expect(readFileSync(join(outside, 'dir/existing.md'), 'utf8')).toBe('outside dir file\n');
   });
 
+  it('a hard link to a file outside: append refused, replace breaks the link, outside file unchanged', () => {
+    linkSync(join(outside, 'victim.md'), join(root, 'memory/hard.md'));
+    expect(refused((tx) => tx.append('memory/hard.md', '- 14:30 [EVENT] x ^abcd000001\n')).rule).toBe('no-hardlink');
+    store(root).mutate((tx) => tx.write('memory/hard.md', 'own copy\n'));
+    expect(readFileSync(join(root, 'memory/hard.md'), 'utf8')).toBe('own copy\n');
+    expect(readFileSync(join(outside, 'victim.md'), 'utf8')).toBe('outside, must not change\n');
+  });
+
   it('a symlinked .memtier state folder is refused (the lock stays inside the root)', () => {
     symlinkSync(join(outside, 'dir'), join(root, '.memtier'));
     const e = thrown(() => store(root).mutate((tx) => tx.append(LOG, '- 14:31 x ^abcd000001\n')));
@@ -208,6 +217,9 @@ describe('decodeStrict and the strict reader', () => {
   });
 
   it('a FIFO or a folder is not read as a memory file (and never blocks)', () => {
+    expect(spawnSync('mkfifo', [join(root, 'memory/fifo.md')]).status).toBe(0);
+    expect(thrown(() => readMemoryFile(root, 'memory/fifo.md')).code).toBe('path');
+    expect(refused((tx) => tx.append('memory/fifo.md', '- 14:30 x ^abcd000001\n')).code).toBe('path');
     mkdirSync(join(root, 'memory/folder.md'));
     expect(thrown(() => readMemoryFile(root, 'memory/folder.md')).code).toBe('path');
     expect(refused((tx) => tx.write('memory/folder.md', 'x\n')).code).toBe('path');
