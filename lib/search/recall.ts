@@ -23,7 +23,7 @@ import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
 import { recallBudget, type Budget } from './budget.js';
 import { ID_TERM_PREFIX, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
-import { loadIndex, rank, unitKey, type SearchResult } from './search.js';
+import { rank, unitKey, withIndex, type SearchResult } from './search.js';
 
 export type QueryMode = 'message' | 'recent' | 'full';
 export interface Message { role: string; content: unknown }
@@ -160,33 +160,38 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
   }
   const maxChars = o.maxChars ?? RECALL_DEFAULTS.maxChars;
   const budget = { ...recallBudget(o.contextUsed ?? 0), maxChars };
-  const view = o.index ?? (await loadIndex(ctx));
   const history = readRecallHistory(ctx.root);
   const hot: RecallItem[] = [];
   const results: RecallItem[] = [];
-  let used = 0;
-  const take = (r: SearchResult, isHot: boolean): boolean => {
-    const line = lineFor(r, isHot);
-    if (used + line.length + 1 > maxChars) return false;
-    used += line.length + 1;
-    (isHot ? hot : results).push({ ...r, hot: isHot, cite: cite(r), line_text: line });
-    return true;
+  const build = (view: IndexView): void => {
+    hot.length = 0;
+    results.length = 0;
+    let used = 0;
+    const take = (r: SearchResult, isHot: boolean): boolean => {
+      const line = lineFor(r, isHot);
+      if (used + line.length + 1 > maxChars) return false;
+      used += line.length + 1;
+      (isHot ? hot : results).push({ ...r, hot: isHot, cite: cite(r), line_text: line });
+      return true;
+    };
+    const hotList = hotDocs(view, history, Math.min(RECALL_DEFAULTS.hotMax, budget.limit));
+    for (const { d } of hotList) {
+      const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1 };
+      if (d.u.id) r.id = d.u.id;
+      if (d.u.type) r.type = d.u.type;
+      if (d.u.date) r.date = d.u.date;
+      take(r, true);
+    }
+    const left = budget.limit - hot.length;
+    if (left > 0 && query.trim()) {
+      const opts: Parameters<typeof rank>[3] = { k: left, history, exclude: new Set(hotList.map((h) => unitKey(h.d))) };
+      if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
+      const resp = rank(ctx, view, query, opts);
+      for (const r of resp.results) if (!take(r, false)) break;
+    }
   };
-  const hotList = hotDocs(view, history, Math.min(RECALL_DEFAULTS.hotMax, budget.limit));
-  for (const { d } of hotList) {
-    const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1 };
-    if (d.u.id) r.id = d.u.id;
-    if (d.u.type) r.type = d.u.type;
-    if (d.u.date) r.date = d.u.date;
-    take(r, true);
-  }
-  const left = budget.limit - hot.length;
-  if (left > 0 && query.trim()) {
-    const opts: Parameters<typeof rank>[3] = { k: left, history, exclude: new Set(hotList.map((h) => unitKey(h.d))) };
-    if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
-    const resp = rank(ctx, view, query, opts);
-    for (const r of resp.results) if (!take(r, false)) break;
-  }
+  if (o.index) build(o.index);
+  else await withIndex(ctx, build);
   const lines = [...hot, ...results].map((r) => r.line_text);
   const text = lines.length ? `Relevant memory (memtier recall; cite path#Lline when you use it):\n${lines.join('\n')}` : '';
   const block = { query, budget, hot, results, text };

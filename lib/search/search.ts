@@ -323,13 +323,25 @@ export async function search(ctx: Ctx, query: string, opts: SearchOptions = {}):
 }
 
 export async function searchDetailed(ctx: Ctx, query: string, opts: SearchOptions = {}): Promise<SearchResponse> {
-  const index = opts.index ?? (await loadIndex(ctx));
   const history = opts.history ?? readRecallHistory(ctx.root);
-  return rank(ctx, index, query, { ...opts, history });
+  if (opts.index) return rank(ctx, opts.index, query, { ...opts, history });
+  return withIndex(ctx, (index) => rank(ctx, index, query, { ...opts, history }));
 }
 
-/** The index for ctx.root: the cache when present and fresh, else built (and cached). */
+/** The index for ctx.root: the on-disk cache plus every file changed since (see cache.ts). */
 export async function loadIndex(ctx: Ctx): Promise<IndexView> {
-  const { loadCorpusFresh } = await import('./corpus.js');
-  return loadCorpusFresh(ctx.root);
+  const { openIndex } = await import('./cache.js');
+  return openIndex(ctx);
+}
+
+/** Run `fn` on the index; if another process replaced the cache mid-read, run it on the files. */
+export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promise<T> {
+  const { openIndex, StaleBuildError } = await import('./cache.js');
+  try {
+    return fn(openIndex(ctx));
+  } catch (e) {
+    if (!(e instanceof StaleBuildError)) throw e;
+    const { loadCorpusFresh } = await import('./corpus.js');
+    return fn(loadCorpusFresh(ctx.root));
+  }
 }
