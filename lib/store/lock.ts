@@ -1,6 +1,6 @@
 /**
  * One inter-process lock per memory root: `.memtier/lock`, created with O_EXCL and holding
- * `pid host token time` on its first line.
+ * `pid host token time tTHREAD` on its first line.
  *
  * Why our own and not proper-lockfile: proper-lockfile decides staleness only by the lock's
  * age (its mtime, refreshed by a timer in the holder), so a holder killed with SIGKILL blocks
@@ -21,6 +21,7 @@ import { closeSync, fstatSync, ftruncateSync, linkSync, lstatSync, mkdirSync, op
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { threadId } from 'node:worker_threads';
 import { MemtierError } from '../core/errors.js';
 import { crashPoint } from './crash.js';
 
@@ -30,7 +31,7 @@ export const STALE_MS = 30_000;
 /** Default time a writer waits for the lock (MEMTIER_LOCK_TIMEOUT_MS overrides). */
 export const LOCK_TIMEOUT_MS = 15_000;
 
-export interface LockInfo { pid: number; host: string; token: string; time: string }
+export interface LockInfo { pid: number; host: string; token: string; time: string; /** worker thread id of the holder (0 = main thread). */ thread?: number }
 
 /** What a holder was appending when it wrote its intent line (see LockHandle.intent). */
 export interface AppendIntent { rel: string; offset: number; data: string }
@@ -65,9 +66,12 @@ const heldTokens = new Set<string>();
 /** Parse a lock file's text: the holder (first line) and its append intent (second line), if any. */
 export function parseLock(text: string): { info?: LockInfo; intent?: AppendIntent } {
   const nl = text.indexOf('\n');
-  const [pid, host, token, time] = (nl < 0 ? text : text.slice(0, nl)).trim().split(' ');
+  const [pid, host, token, time, thread] = (nl < 0 ? text : text.slice(0, nl)).trim().split(' ');
   const out: { info?: LockInfo; intent?: AppendIntent } = {};
-  if (pid && host && token && /^\d+$/.test(pid)) out.info = { pid: Number(pid), host, token, time: time ?? '' };
+  if (pid && host && token && /^\d+$/.test(pid)) {
+    out.info = { pid: Number(pid), host, token, time: time ?? '' };
+    if (thread && /^t\d+$/.test(thread)) out.info.thread = Number(thread.slice(1));
+  }
   if (nl >= 0) {
     const rest = text.slice(nl + 1);
     const end = rest.indexOf('\n');
@@ -119,7 +123,12 @@ function procInfo(pid: number): { state: string; startMs: number } | undefined {
 
 /** Is the holder of a lock written at `lockMtimeMs` by `info` still running? */
 function holderAlive(info: LockInfo, lockMtimeMs: number): boolean {
-  if (info.pid === process.pid) return heldTokens.has(info.token);
+  if (info.pid === process.pid) {
+    // Another worker thread of this process (its tokens are not ours to see) is alive while we are;
+    // the same thread with a token it does not hold is a dead predecessor that had our pid.
+    if ((info.thread ?? 0) !== threadId) return true;
+    return heldTokens.has(info.token);
+  }
   if (!pidAlive(info.pid)) return false;
   const p = procInfo(info.pid);
   if (!p) return true;
@@ -166,7 +175,7 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
   stateDir(root);
   const path = join(root, LOCK_FILE);
   const token = randomBytes(8).toString('hex');
-  const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`;
+  const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()} t${threadId}\n`;
   const headerLen = Buffer.byteLength(header);
   const deadline = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : LOCK_TIMEOUT_MS);
   const recovery: Recovery = { brokeStale: false, intents: [] };

@@ -356,7 +356,14 @@ export class Store {
     held.set(key, { tx, depth: 1 });
     try {
       this.lastRepair = this.recover(tx, handle, recovery);
-      return fn(tx);
+      const result = fn(tx);
+      if (result && typeof (result as { then?: unknown }).then === 'function') {
+        throw new MemtierError('store.mutate() callbacks must be synchronous (the lock is released when the callback returns)', {
+          code: 'internal',
+          hint: 'compute first (await what you need), then call mutate with synchronous writes',
+        });
+      }
+      return result;
     } finally {
       held.delete(key);
       handle.release();

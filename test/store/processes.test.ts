@@ -8,7 +8,9 @@ import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { rmTree, tmpTree } from '../helpers.js';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { REPO, rmTree, tmpTree } from '../helpers.js';
 import { buildDist, idsOf, runWorker, snapshotBytes, store, thrown, WORKER } from './util.js';
 import { findOrphanTemps, readMemoryFile } from '../../lib/store/store.js';
 import { parseEntries } from '../../lib/format/entry.js';
@@ -263,6 +265,33 @@ describe('concurrency', () => {
     for (const r of results) expect(ids.filter((id) => id.startsWith(r.acks[0]!.slice(0, 3)))).toEqual(r.acks);
     expectClean(root);
   }, 180_000);
+});
+
+describe('worker threads of one process', () => {
+  it('share the lock correctly (a thread never breaks a sibling thread\'s lock)', async () => {
+    const root = newRoot();
+    const storeUrl = pathToFileURL(join(REPO, 'dist/lib/store/store.js')).href;
+    const clockUrl = pathToFileURL(join(REPO, 'dist/lib/core/clock.js')).href;
+    const code = `
+      const { workerData, parentPort } = await import('node:worker_threads');
+      const { openStore } = await import(${JSON.stringify(storeUrl)});
+      const { makeClock } = await import(${JSON.stringify(clockUrl)});
+      const s = openStore({ root: workerData.root, env: {}, clock: makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }) });
+      let errors = 0;
+      for (let i = 0; i < 150; i++) {
+        try { s.mutate((tx) => tx.append(${JSON.stringify(LOG)}, '- 14:30 [EVENT] thread ' + workerData.n + ' ^t' + workerData.n + 'x' + i + '\\n')); }
+        catch (e) { errors++; }
+      }
+      parentPort.postMessage(errors);`;
+    const runs = [1, 2, 3].map((n) => new Promise<number>((res, rej) => {
+      const w = new Worker(code, { eval: true, workerData: { root, n } });
+      w.on('message', res);
+      w.on('error', rej);
+    }));
+    expect(await Promise.all(runs)).toEqual([0, 0, 0]);
+    expect(expectLogParses(root)).toHaveLength(450);
+    expectClean(root);
+  });
 });
 
 describe('a refused secret is not echoed by a real process', () => {
