@@ -150,7 +150,7 @@ export class Tx {
     if (size > MAX_FILE_BYTES) {
       throw new MemtierError(`refused: ${size} bytes is over the ${MAX_FILE_BYTES}-byte file limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split the content into several notes' });
     }
-    if (rel.endsWith('.md') && startsWithFrontmatter(clean)) parseFrontmatter(clean, rel);
+    if (/\.(?:md|markdown)$/i.test(rel) && startsWithFrontmatter(clean)) parseFrontmatter(clean, rel);
     if (opts.expected !== undefined) {
       const now = this.read(rel);
       if ((opts.expected === null && now !== undefined) || (opts.expected !== null && now !== opts.expected)) {
