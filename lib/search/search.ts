@@ -19,7 +19,7 @@
  *   matching entry still ranks, it only yields ties to fresher ones.
  * - recency: 1 + recencyWeight (0.05) × 0.5^(age / 30 days) for dated entries.
  * - time: a time expression in the query ("yesterday", "in May 2023", "上周二") boosts entries
- *   dated inside its range × timeBoost (1.5) and adds that range's other entries at the end; a
+ *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
  * - superseded entries × 0.5.
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
@@ -46,7 +46,7 @@ export const PARAMS = {
   tagBonus: 0.3,
   activationWeight: 0.15,
   recencyWeight: 0.05,
-  timeBoost: 1.5,
+  timeBoost: 2,
   dupJaccard: 0.8,
   contextSpan: 2,
   contextDecay: 0.7,
@@ -174,10 +174,11 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (p.file !== lastFile) { fileMass.set(p.file, (fileMass.get(p.file) ?? 0) + w); lastFile = p.file; }
     }
   }
-  // A query that is only a time expression lists the entries of that range; otherwise entries
+  // A query that is only a time expression (or whose other words occur nowhere) lists the
+  // entries of that range in date order; otherwise entries
   // of the range that match no term still come (last), so "what happened last Tuesday" lists
   // that day even when "happened" is not written anywhere.
-  const listRange = terms.length === 0 && range !== undefined;
+  const listRange = range !== undefined && terms.every((t) => view.df(t) === 0);
   const rangeFiles = new Set<number>();
   if (range) {
     for (let f = 0; f < view.paths.length; f++) {

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cjkMode, setCjkMode, tokenize, queryTokens } from '../../lib/search/tokenize.js';
+
+afterEach(() => setCjkMode(undefined));
+
+describe('tokenize: English', () => {
+  it('folds case, drops stop words, stems with Porter', () => {
+    expect(tokenize('The Servers are RUNNING and she studies')).toEqual(['server', 'run', 'studi']);
+  });
+  it('drops possessives and contractions that are stop words', () => {
+    expect(tokenize("Caroline's dog didn't bark")).toEqual(['carolin', 'dog', 'bark']);
+  });
+  it('keeps numbers, versions and ISO dates whole', () => {
+    expect(tokenize('Upgrade to 3.5 on 2026-05-15, port 8443, v2 node20')).toEqual(['upgrad', '3.5', '2026-05-15', 'port', '8443', 'v2', 'node20']);
+  });
+  it('applies Unicode normalization and case folding to non-ASCII words without stemming them', () => {
+    expect(tokenize('ÉCOLE Straße ＤＯＣＫＥＲ')).toEqual(['école', 'straße', 'docker']);
+  });
+  it('queryTokens are distinct', () => {
+    expect(queryTokens('deploy deploys deploying')).toEqual(['deploi']);
+  });
+});
+
+describe('tokenize: Chinese and Japanese', () => {
+  it('segments Chinese into words with ICU and drops function words', () => {
+    setCjkMode('icu');
+    expect(tokenize('我们昨天讨论了部署失败的问题')).toEqual(['昨天', '讨论', '部署', '失败', '问题']);
+  });
+  it('segments Japanese (kana present) and drops particles', () => {
+    setCjkMode('icu');
+    const t = tokenize('東京で会議をしました');
+    expect(t).toContain('東京');
+    expect(t).toContain('会議');
+    expect(t).not.toContain('で');
+    expect(t).not.toContain('を');
+  });
+  it('splits mixed script into runs: "Docker 部署失败" and "Docker部署失败" give the same tokens', () => {
+    setCjkMode('icu');
+    expect(tokenize('Docker 部署失败')).toEqual(['docker', '部署', '失败']);
+    expect(tokenize('Docker部署失败')).toEqual(['docker', '部署', '失败']);
+  });
+  it('falls back to character bigrams without ICU word breaks', () => {
+    setCjkMode('bigram');
+    expect(tokenize('Docker 部署失败')).toEqual(['docker', '部署', '署失', '失败']);
+    expect(tokenize('会')).toEqual([]); // a lone stop character
+    expect(tokenize('猫')).toEqual(['猫']);
+  });
+  it('detects the runtime mode (this Node has full ICU) and honours MEMTIER_CJK', () => {
+    expect(['icu', 'bigram']).toContain(cjkMode({}));
+    expect(cjkMode({ MEMTIER_CJK: 'bigram' })).toBe('bigram');
+  });
+});
