@@ -164,7 +164,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
   const addToSection = (i: number, l: string): void => {
     if (!section) section = { start: i + 1, end: i + 1, lines: [] };
     section.lines.push(l);
-    section.end = i + 1;
+    if (l.trim()) section.end = i + 1;
   };
 
   let inFence = false;
@@ -181,6 +181,8 @@ export function fileUnits(rel: string, text: string): Unit[] {
         if (level === 1 && !title) title = textH;
         headings.length = Math.max(0, level - 1);
         headings[level - 1] = level === 1 && textH === title ? '' : textH;
+        // a section is cited from its heading line
+        section = { start: i + 1, end: i + 1, lines: [] };
         continue;
       }
       if (entry && /^\s+\S/.test(l) && !/^[-*] /.test(l)) {

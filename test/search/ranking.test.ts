@@ -52,7 +52,7 @@ describe('ranking', () => {
     const top = resp.results[0]!;
     // "Servers" section: "backups" in its body, "infra" is a frontmatter tag of the note (×1.3).
     expect(top.path).toBe('memory/semantic/infrastructure.md');
-    expect([top.line, top.endLine]).toEqual([9, 11]);
+    expect([top.line, top.endLine]).toEqual([8, 10]); // from its heading to its last text line
     expect(top.heading).toBe('Infrastructure › Servers');
     expect(top.tags).toEqual(['infra', 'docker']);
     expect(top.type).toBe('TECH');

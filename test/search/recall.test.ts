@@ -1,0 +1,119 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { queryFromMessages, recall } from '../../lib/search/recall.js';
+import { readRecallHistory, recordRecalls } from '../../lib/search/history.js';
+import { rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
+
+const roots: string[] = [];
+afterEach(() => { while (roots.length) rmTree(roots.pop()!); });
+
+/** 12 fresh docker entries on 2026-05-14, one faded one, a preference and an index line. */
+function memory(): string {
+  const lines = Array.from({ length: 12 }, (_, i) => `- ${String(8 + (i >> 1)).padStart(2, '0')}:${i % 2 ? '30' : '00'} [TECH] docker host ${i} runs service number ${i * 7} ^dk${String(i).padStart(4, '0')}`);
+  const root = tmpTree({
+    'MEMORY.md': '# Memory\n- [Infra](memory/semantic/infrastructure.md) — hosts\n',
+    'memory/episodic/2026-05-14.md': lines.join('\n') + '\n',
+    'memory/episodic/2025-06-01.md': '- 10:00 [EVENT] docker meetup in Berlin ^old00001\n',
+    'memory/semantic/preferences.md': '# Preferences\n- 09:00 [PREF] use pnpm, never npm ^pref0001\n',
+  });
+  roots.push(root);
+  return root;
+}
+
+describe('recall', () => {
+  it('fills the adaptive budget and cites path#Lline', async () => {
+    const root = memory();
+    const light = await recall(testCtx(root), 'docker host', { noCache: true, noRecord: true });
+    expect(light.budget).toMatchObject({ limit: 10, zone: 'light' });
+    expect(light.results).toHaveLength(10);
+    expect(light.text.split('\n').slice(1).every((l) => /\(memory\/episodic\/2026-05-14\.md#L\d+\)$/.test(l))).toBe(true);
+    const medium = await recall(testCtx(root), 'docker host', { contextUsed: 0.6, noCache: true, noRecord: true });
+    expect(medium.results).toHaveLength(7);
+    const critical = await recall(testCtx(root), 'docker host', { contextUsed: 0.95, noCache: true, noRecord: true });
+    expect(critical.results).toHaveLength(2);
+  });
+
+  it('respects --max-chars', async () => {
+    const root = memory();
+    const b = await recall(testCtx(root), 'docker host', { maxChars: 200, noCache: true, noRecord: true });
+    expect(b.results.length).toBeGreaterThan(0);
+    expect(b.results.length).toBeLessThan(4);
+    expect(b.results.reduce((s, r) => s + r.line_text.length + 1, 0)).toBeLessThanOrEqual(200);
+  });
+
+  it('leaves out faded entries (activation < 0.15) unless asked', async () => {
+    const root = memory();
+    // the 2025-06-01 meetup is an EVENT 348 days old: activation ≈ 0
+    const auto = await recall(testCtx(root), 'docker meetup berlin', { noCache: true, noRecord: true });
+    expect(auto.results.some((r) => r.id === 'old00001')).toBe(false);
+    const all = await recall(testCtx(root), 'docker meetup berlin', { includeFaded: true, noCache: true, noRecord: true });
+    expect(all.results[0]!.id).toBe('old00001');
+  });
+
+  it('puts the hot tier (recalled 5+ times) first, at most 3, and keeps it out of the ranked part', async () => {
+    const root = memory();
+    const ctx = testCtx(root);
+    for (let i = 0; i < 5; i++) recordRecalls(ctx, ['pref0001', 'MEMORY.md#L2', 'dk0003', 'dk0004'], `warmup ${i}`);
+    recordRecalls(ctx, ['dk0004'], 'one more'); // dk0004: 6 recalls, the most
+    const b = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
+    expect(b.hot.map((h) => h.key)).toEqual(['dk0004', 'MEMORY.md#L2', 'dk0003']); // by count, then key
+    expect(b.results.some((r) => ['dk0004', 'dk0003'].includes(r.key))).toBe(false);
+    expect(b.results).toHaveLength(10 - 3);
+    expect(b.text.split('\n')[1]).toMatch(/^- ★ /);
+  });
+
+  it('records every entry shown in the history', async () => {
+    const root = memory();
+    const b = await recall(testCtx(root), 'pnpm', { noCache: true });
+    expect(b.results[0]!.id).toBe('pref0001');
+    expect(readRecallHistory(root).get('pref0001')!.count).toBe(1);
+  });
+
+  it('serves an identical query within 15 s from the cache, and recomputes after', async () => {
+    const root = memory();
+    const first = await recall(testCtx(root, '2026-05-15T14:30:00Z'), 'pnpm');
+    expect(first.cached).toBe(false);
+    // a new matching entry appears; within 15 s the cached block is served unchanged
+    writeFileSync(join(root, 'memory/semantic/tools.md'), '# Tools\n- 10:00 [PREF] pnpm workspaces for monorepos ^pnpm0002\n');
+    const again = await recall(testCtx(root, '2026-05-15T14:30:10Z'), 'pnpm');
+    expect(again.cached).toBe(true);
+    expect(again.text).toBe(first.text);
+    const other = await recall(testCtx(root, '2026-05-15T14:30:10Z'), 'pnpm', { contextUsed: 0.9 });
+    expect(other.cached).toBe(false); // different options, different entry
+    const later = await recall(testCtx(root, '2026-05-15T14:30:16Z'), 'pnpm');
+    expect(later.cached).toBe(false);
+    expect(later.text).toContain('pnpm workspaces');
+    expect(readRecallHistory(root).get('pref0001')!.count).toBe(3); // cached serves do not count twice
+  });
+
+  it('builds the query from messages: message, recent (2 user + 1 assistant, 220/180 chars), full', () => {
+    const long = 'x'.repeat(300);
+    const msgs = [
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: [{ type: 'text', text: 'second question' }] },
+      { role: 'assistant', content: long },
+      { role: 'system', content: 'ignored' },
+      { role: 'user', content: 'third question' },
+    ];
+    expect(queryFromMessages(msgs, 'message')).toBe('third question');
+    expect(queryFromMessages(msgs, 'recent')).toBe(`second question\n${'x'.repeat(180)}\nthird question`);
+    expect(queryFromMessages(msgs, 'full').split('\n')).toHaveLength(5);
+    expect(queryFromMessages([{ role: 'user', content: long }], 'message')).toHaveLength(220);
+  });
+
+  it('the command reads --messages and prints the block (JSON too)', async () => {
+    const root = memory();
+    const file = join(root, 'turn.json');
+    writeFileSync(file, JSON.stringify([{ role: 'user', content: 'which package manager do we use? pnpm?' }]));
+    const r = await runCli(['recall', '--root', root, '--messages', file, '--query-mode', 'message', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.results[0].cite).toBe('memory/semantic/preferences.md#L2');
+    expect(j.budget.limit).toBe(10);
+    const bad = await runCli(['recall', '--root', root, '--context-used', '1.5', '--query', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--context-used');
+  });
+});
