@@ -113,6 +113,22 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
     if (changed) {
       snap = loadSnapshot(ctx.root);
       pass = await runChecks(checks, snap, env);
+      // derived state (the index) is rebuilt after the repairs that changed the files
+      let again = false;
+      for (const c of checks) {
+        const todo = (pass.byCheck.get(c.id) ?? []).filter((f) => f.fixable);
+        if (!c.rerunAfterFixes || !c.fix || todo.length === 0) continue;
+        try {
+          fixed.push(...(await c.fix(todo, snap, env)).map((l) => `${c.id}: ${l}`));
+        } catch (e) {
+          fixed.push(`${c.id}: fix failed: ${(e as Error)?.message ?? String(e)}`);
+        }
+        again = true;
+      }
+      if (again) {
+        snap = loadSnapshot(ctx.root);
+        pass = await runChecks(checks, snap, env);
+      }
     }
   }
   const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;

@@ -57,6 +57,11 @@ export interface Check {
   severity: Severity;
   /** Whether `--fix` can repair (some of) its findings. */
   fixable: boolean;
+  /**
+   * Run again (and fix again) after the other checks' repairs changed files: for checks of
+   * derived state such as the index cache.
+   */
+  rerunAfterFixes?: boolean;
   /** Seed or rule this check comes from, for the table. */
   source: string;
   doc: CheckDoc;
