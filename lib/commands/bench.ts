@@ -12,7 +12,7 @@ export interface BenchSpec {
   run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult>;
 }
 
-const lazyBench = (file: string) => (): Promise<{ bench: BenchSpec }> => import(`../bench/${file}.js`) as Promise<{ bench: BenchSpec }>;
+const lazyBench = (file: string) => (): Promise<{ bench: BenchSpec }> => import(/* @vite-ignore */ `../bench/${file}.js`) as Promise<{ bench: BenchSpec }>;
 
 const BENCHES: Record<string, { summary: string; load: () => Promise<{ bench: BenchSpec }> }> = {
   write: { summary: 'cold whole-process `memtier wal decide` median vs bare `node -e ""`', load: lazyBench('write') },
