@@ -1,35 +1,42 @@
 /**
  * The on-disk index cache: `.memtier/index/` (derived, versioned, rebuildable; deleting it loses
- * nothing). Read lazily, never stale.
+ * nothing; gitignored with the rest of .memtier). Read lazily, never stale.
  *
- *   .memtier/index/manifest.json      { v, tok, build, shards, N, totalLen, files: [[path, mtimeMs, size, nDocs, len]] }
- *   .memtier/index/<build>/t-<n>.json  term shard n: { term: [file, pos, tf, len, tag, file, pos, …] }
+ *   .memtier/index/manifest.json      { v, tok, build, shards, N, totalLen,
+ *                                       files: [[path, mtimeMs, size, nEntries, len]],
+ *                                       dirs: [[dir, mtimeMs, [subdirs]]] }
+ *   .memtier/index/<build>/t-<n>.json  term shard n: { term: [file, pos, tf, len, tag, file, …] }
  *
- * A query reads the manifest, lists the memory files (readdir) and stats each one; a file whose
- * size or mtime differs from the manifest, or that is new, is re-read and indexed in memory for
- * this query (its cached postings are masked); a file gone from disk is masked. Only the shards
- * of the query's terms are parsed, and only the files that reach the final ranking are re-read
- * (from the stat-checked file itself, so entries are never stale). When more than REBUILD_AT
- * files (or REBUILD_BYTES) changed, the whole cache is rebuilt. Concurrent builders each write
- * their own build folder and swap the manifest atomically; a reader that meets a vanished build
- * falls back to reading the files.
+ * Freshness, per query: every folder of the memory is stat'ed; a folder whose mtime is unchanged
+ * has the same entries as at build time (adds, removes and renames change it), so only changed
+ * folders are read again. Then every file is stat'ed (an in-place append changes only the file):
+ * a file whose size or mtime differs, or that is new, is re-read and indexed in memory for this
+ * query (its cached postings masked); a file gone is masked. Only the shards of the query's terms
+ * are parsed; only the few files that reach the final ranking are re-read (from the stat-checked
+ * file itself, so shown entries are never stale). Past REBUILD_AT changed files (or
+ * REBUILD_BYTES) the whole cache is rebuilt. Concurrent builders each write their own build
+ * folder and swap the manifest atomically; a reader that meets a vanished build falls back to
+ * reading the files (StaleBuildError → search.ts withIndex).
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
-import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
-import { MemoryIndex, readAndIndex, type Doc, type IndexView, type Posting } from './corpus.js';
+import { classify, PATHS, type FileInfo } from '../format/layout.js';
+import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './corpus.js';
 import { TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 1;
+export const CACHE_VERSION = 2;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;
+/** Postings per shard the writer aims at. */
+export const SHARD_POSTINGS = 4000;
 
 type FileRow = [path: string, mtimeMs: number, size: number, nDocs: number, len: number];
-export interface Manifest { v: number; tok: number; build: string; shards: number; N: number; totalLen: number; files: FileRow[] }
+type DirRow = [dir: string, mtimeMs: number, subdirs: string[]];
+export interface Manifest { v: number; tok: number; build: string; shards: number; N: number; totalLen: number; files: FileRow[]; dirs: DirRow[] }
 
 export class StaleBuildError extends Error {}
 
@@ -46,33 +53,85 @@ export function termHash(t: string): number {
 function readManifest(root: string): Manifest | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
-    if (m.v !== CACHE_VERSION || m.tok !== TOKENIZER_VERSION || !Array.isArray(m.files)) return undefined;
+    if (m.v !== CACHE_VERSION || m.tok !== TOKENIZER_VERSION || !Array.isArray(m.files) || !Array.isArray(m.dirs)) return undefined;
     return m;
   } catch {
     return undefined;
   }
 }
 
+const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
+const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams];
+const TOP_DIRS = [PATHS.memoryDir, PATHS.knowledge];
+
+interface Scan { files: { path: string; mtimeMs: number; size: number }[]; dirs: DirRow[] }
+
+/**
+ * The memory's markdown files (same set as layout.listMemoryFiles) with their stats, reusing
+ * the file lists of folders whose mtime did not change since `prev`.
+ */
+export function scanFiles(root: string, prev?: Manifest): Scan {
+  const prevDirs = new Map<string, DirRow>();
+  const prevFiles = new Map<string, string[]>();
+  if (prev) {
+    for (const d of prev.dirs) prevDirs.set(d[0], d);
+    for (const f of prev.files) {
+      const slash = f[0].lastIndexOf('/');
+      const dir = slash < 0 ? '' : f[0].slice(0, slash);
+      let l = prevFiles.get(dir);
+      if (!l) prevFiles.set(dir, (l = []));
+      l.push(f[0]);
+    }
+  }
+  const names: string[] = [];
+  const dirs: DirRow[] = [];
+  const walk = (dir: string): void => {
+    let st;
+    try { st = statSync(join(root, dir)); } catch { return; }
+    if (!st.isDirectory()) return;
+    const p = prevDirs.get(dir);
+    if (p && p[1] === st.mtimeMs) {
+      dirs.push(p);
+      for (const f of prevFiles.get(dir) ?? []) names.push(f);
+      for (const s of p[2]) walk(`${dir}/${s}`);
+      return;
+    }
+    const subs: string[] = [];
+    let ents;
+    try { ents = readdirSync(join(root, dir), { withFileTypes: true }); } catch { return; }
+    for (const d of ents) {
+      if (d.isDirectory()) { if (!SKIP_DIRS.has(d.name) && !d.name.startsWith('.')) subs.push(d.name); }
+      else if (d.isFile() && d.name.endsWith('.md')) names.push(`${dir}/${d.name}`);
+    }
+    subs.sort();
+    dirs.push([dir, st.mtimeMs, subs]);
+    for (const s of subs) walk(`${dir}/${s}`);
+  };
+  for (const f of ROOT_FILES) names.push(f);
+  for (const d of TOP_DIRS) walk(d);
+  const files: Scan['files'] = [];
+  for (const path of names) {
+    const st = statSync(join(root, path), { throwIfNoEntry: false });
+    if (st && st.isFile()) files.push({ path, mtimeMs: st.mtimeMs, size: st.size });
+  }
+  return { files, dirs };
+}
+
 /** Write `idx` as a new build and point the manifest at it. Errors are swallowed (a cache is optional). */
-export function writeCache(root: string, idx: MemoryIndex): Manifest | undefined {
+export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Manifest | undefined {
   let postingsCount = 0;
-  for (const [, p] of idx.terms()) postingsCount += p.length;
+  for (const [, p] of idx.terms()) postingsCount += p.length / STRIDE;
   let shards = 1;
-  while (shards < 1024 && postingsCount / shards > 6000) shards *= 2;
+  while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
   const build = `b${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dir = join(root, INDEX_DIR);
   try {
     mkdirSync(join(dir, build), { recursive: true });
-    const parts: Record<string, number[]>[] = Array.from({ length: shards }, () => ({}));
-    for (const [t, post] of idx.terms()) {
-      const flat: number[] = new Array(post.length * 5);
-      let i = 0;
-      for (const p of post) { flat[i++] = p.file; flat[i++] = p.pos; flat[i++] = p.tf; flat[i++] = p.len; flat[i++] = p.tag ? 1 : 0; }
-      parts[termHash(t) % shards]![t] = flat;
-    }
-    parts.forEach((p, n) => writeFileSync(join(dir, build, `t-${n}.json`), JSON.stringify(p)));
-    const files: FileRow[] = idx.files.map((f) => [f.path, f.mtimeMs, f.size, f.docs.length, f.docs.reduce((s, d) => s + d.len, 0)]);
-    const m: Manifest = { v: CACHE_VERSION, tok: TOKENIZER_VERSION, build, shards, N: idx.N, totalLen: idx.totalLen, files };
+    const parts: string[][] = Array.from({ length: shards }, () => []);
+    for (const [t, flat] of idx.terms()) parts[termHash(t) % shards]!.push(`${JSON.stringify(t)}:[${flat.join(',')}]`);
+    parts.forEach((p, n) => writeFileSync(join(dir, build, `t-${n}.json`), `{${p.join(',')}}`));
+    const files: FileRow[] = idx.files.map((f) => [f.path, f.mtimeMs, f.size, f.n, f.len]);
+    const m: Manifest = { v: CACHE_VERSION, tok: TOKENIZER_VERSION, build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
     renameSync(tmp, join(dir, 'manifest.json'));
@@ -85,28 +144,17 @@ export function writeCache(root: string, idx: MemoryIndex): Manifest | undefined
   }
 }
 
-interface Current { path: string; mtimeMs: number; size: number }
-
-/** List and stat every memory file. */
-function currentFiles(root: string): Current[] {
-  const out: Current[] = [];
-  for (const rel of listMemoryFiles(root)) {
-    try {
-      const st = statSync(join(root, rel));
-      out.push({ path: rel, mtimeMs: st.mtimeMs, size: st.size });
-    } catch { /* vanished between readdir and stat */ }
-  }
-  return out;
-}
-
 /** The lazy view: cached postings of unchanged files + in-memory index of changed ones. */
 export class CachedIndex implements IndexView {
   N: number;
   totalLen: number;
   paths: string[];
+  slots: number;
   private readonly masked: Uint8Array;
+  private readonly starts: Int32Array;
   private readonly shardCache = new Map<number, Record<string, number[]>>();
-  private readonly postCache = new Map<string, Posting[]>();
+  private readonly chunkCache = new Map<string, ArrayLike<number>[]>();
+  private readonly dfCache = new Map<string, number>();
   private readonly docsCache = new Map<number, Doc[]>();
   private readonly infos: (FileInfo | undefined)[] = [];
   private readonly base: number;
@@ -114,9 +162,14 @@ export class CachedIndex implements IndexView {
   constructor(private readonly root: string, private readonly m: Manifest, masked: Set<number>, private readonly fresh: MemoryIndex) {
     this.base = m.files.length;
     this.masked = new Uint8Array(this.base);
+    this.starts = new Int32Array(this.base + fresh.paths.length);
     let N = m.N;
     let len = m.totalLen;
     for (const f of masked) { this.masked[f] = 1; N -= m.files[f]![3]; len -= m.files[f]![4]; }
+    let s = 0;
+    for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += m.files[i]![3]; }
+    for (let i = 0; i < fresh.paths.length; i++) this.starts[this.base + i] = s + fresh.fileStart(i);
+    this.slots = s + fresh.slots;
     this.N = N + fresh.N;
     this.totalLen = len + fresh.totalLen;
     this.paths = [...m.files.map((f) => f[0]), ...fresh.paths];
@@ -135,24 +188,34 @@ export class CachedIndex implements IndexView {
     return s;
   }
 
-  postings(term: string): Posting[] | undefined {
-    let p = this.postCache.get(term);
-    if (p) return p;
-    p = [];
+  postingChunks(term: string): ArrayLike<number>[] {
+    let c = this.chunkCache.get(term);
+    if (c) return c;
+    c = [];
     const flat = this.shard(termHash(term) % this.m.shards)[term];
-    if (flat) {
-      for (let i = 0; i < flat.length; i += 5) {
-        const file = flat[i]!;
-        if (this.masked[file]) continue;
-        p.push({ file, pos: flat[i + 1]!, tf: flat[i + 2]!, len: flat[i + 3]!, tag: flat[i + 4] === 1 });
-      }
+    if (flat) c.push(flat);
+    const fr = this.fresh.flat(term);
+    if (fr) {
+      const copy = fr.slice();
+      for (let i = 0; i < copy.length; i += STRIDE) copy[i]! += this.base;
+      c.push(copy);
     }
-    for (const q of this.fresh.postings(term) ?? []) p.push({ ...q, file: q.file + this.base });
-    this.postCache.set(term, p);
-    return p.length ? p : undefined;
+    this.chunkCache.set(term, c);
+    return c;
   }
 
-  df(term: string): number { return this.postings(term)?.length ?? 0; }
+  df(term: string): number {
+    let n = this.dfCache.get(term);
+    if (n === undefined) {
+      n = 0;
+      for (const c of this.postingChunks(term)) for (let i = 0; i < c.length; i += STRIDE) if (this.live(c[i]!)) n++;
+      this.dfCache.set(term, n);
+    }
+    return n;
+  }
+
+  live(file: number): boolean { return file >= this.base || this.masked[file] === 0; }
+  fileStart(file: number): number { return this.starts[file]!; }
 
   docCount(file: number): number {
     return file < this.base ? (this.masked[file] ? 0 : this.m.files[file]![3]) : this.fresh.docCount(file - this.base);
@@ -178,35 +241,38 @@ export class CachedIndex implements IndexView {
 
 export interface LoadReport { mode: 'cache' | 'built' | 'fresh'; changed: number; files: number }
 
+function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
+  const idx = new MemoryIndex([], ctx.root);
+  const progress = ctx.interactive && scan.files.length > 2000;
+  scan.files.forEach((f, i) => {
+    const rec = readAndIndex(ctx.root, f.path);
+    if (rec) idx.add(rec);
+    if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${scan.files.length} files`);
+  });
+  writeCache(ctx.root, idx, scan.dirs);
+  return idx;
+}
+
 /** Build the full index from the files, write it to the cache, return it. */
 export function rebuildIndex(ctx: Ctx): MemoryIndex {
-  const files = listMemoryFiles(ctx.root);
-  const idx = new MemoryIndex();
-  const progress = ctx.interactive && files.length > 2000;
-  files.forEach((rel, i) => {
-    const rec = readAndIndex(ctx.root, rel);
-    if (rec) idx.add(rec);
-    if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${files.length} files`);
-  });
-  writeCache(ctx.root, idx);
-  return idx;
+  return buildFrom(ctx, scanFiles(ctx.root));
 }
 
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
 export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   const m = readManifest(ctx.root);
+  const scan = scanFiles(ctx.root, m);
   if (!m) {
-    if (report) Object.assign(report, { mode: 'built', changed: -1 });
-    return rebuildIndex(ctx);
+    if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
+    return buildFrom(ctx, scan);
   }
-  const cur = currentFiles(ctx.root);
   const pos = new Map<string, number>();
   m.files.forEach((f, i) => pos.set(f[0], i));
   const masked = new Set<number>();
   const seen = new Uint8Array(m.files.length);
   const changed: string[] = [];
   let bytes = 0;
-  for (const c of cur) {
+  for (const c of scan.files) {
     const i = pos.get(c.path);
     if (i !== undefined) {
       seen[i] = 1;
@@ -217,11 +283,12 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
     changed.push(c.path);
     bytes += c.size;
   }
-  for (let i = 0; i < seen.length; i++) if (!seen[i]) masked.add(i);
-  if (report) Object.assign(report, { mode: 'cache', changed: changed.length + (masked.size - changed.filter((p) => pos.has(p)).length), files: cur.length });
-  if (changed.length > REBUILD_AT || bytes > REBUILD_BYTES || masked.size > REBUILD_AT * 4) {
+  let gone = 0;
+  for (let i = 0; i < seen.length; i++) if (!seen[i]) { masked.add(i); gone++; }
+  if (report) Object.assign(report, { mode: 'cache', changed: changed.length + gone, files: scan.files.length });
+  if (changed.length + gone > REBUILD_AT || bytes > REBUILD_BYTES) {
     if (report) report.mode = 'built';
-    return rebuildIndex(ctx);
+    return buildFrom(ctx, scan);
   }
   const fresh = new MemoryIndex();
   for (const p of changed) {
@@ -240,10 +307,10 @@ export function clearIndex(root: string): void {
 export function indexStatus(root: string): { missing: boolean; files: number; changed: number; build?: string } {
   const m = readManifest(root);
   if (!m) return { missing: true, files: 0, changed: 0 };
-  const cur = currentFiles(root);
+  const { files } = scanFiles(root, m);
   const byPath = new Map(m.files.map((f) => [f[0], f]));
   let changed = 0;
-  for (const c of cur) { const f = byPath.get(c.path); if (!f || f[1] !== c.mtimeMs || f[2] !== c.size) changed++; byPath.delete(c.path); }
+  for (const c of files) { const f = byPath.get(c.path); if (!f || f[1] !== c.mtimeMs || f[2] !== c.size) changed++; byPath.delete(c.path); }
   changed += byPath.size;
-  return { missing: false, files: cur.length, changed, build: m.build };
+  return { missing: false, files: files.length, changed, build: m.build };
 }

@@ -17,23 +17,13 @@
  * readers (no lock) always see a whole file.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { openStore } from '../store/store.js';
+import { HISTORY_FILE, parseHistory as parse, readRecallHistory, type RecallRecord } from './history-read.js';
 
-export interface RecallRecord {
-  count: number;
-  /** Distinct short query hashes. */
-  queries: string[];
-  /** Days (YYYY-MM-DD, local) the entry was recalled on. */
-  days: string[];
-  /** Last recall, ISO instant. */
-  last: string;
-}
+export { HISTORY_FILE, readRecallHistory, type RecallRecord };
 
-export const HISTORY_FILE = '.memtier/recall-history.json';
 export const MAX_KEYS = 5000;
 export const MAX_QUERIES = 32;
 export const MAX_DAYS = 60;
@@ -44,22 +34,6 @@ interface HistoryFile { version: 1; entries: Record<string, RecallRecord> }
 export function queryHash(query: string): string {
   const norm = query.normalize('NFKC').toLowerCase().replace(/[\s\p{P}]+/gu, ' ').trim();
   return createHash('sha1').update(norm).digest('hex').slice(0, 8);
-}
-
-function parse(text: string | undefined): Record<string, RecallRecord> {
-  if (!text) return {};
-  try {
-    const j = JSON.parse(text) as Partial<HistoryFile>;
-    if (j && j.version === 1 && j.entries && typeof j.entries === 'object') return j.entries;
-  } catch { /* a damaged history is derived data: start again */ }
-  return {};
-}
-
-/** The whole history (empty when missing or unreadable). */
-export function readRecallHistory(root: string): Map<string, RecallRecord> {
-  let text: string | undefined;
-  try { text = readFileSync(join(root, HISTORY_FILE), 'utf8'); } catch { text = undefined; }
-  return new Map(Object.entries(parse(text)));
 }
 
 /** Record one recall of `keys` for `query` at ctx.clock.now(), under the root lock. */

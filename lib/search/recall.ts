@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
 import { recallBudget, type Budget } from './budget.js';
-import { ID_TERM_PREFIX, type Doc, type IndexView } from './corpus.js';
+import { ID_TERM_PREFIX, STRIDE, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
 import { rank, unitKey, withIndex, type SearchResult } from './search.js';
 
@@ -137,9 +137,12 @@ function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: numbe
   const found = new Map<string, Doc>();
   for (const [f] of byFile) for (const d of view.fileDocs(f)) { const key = unitKey(d); if (want.has(key)) found.set(key, d); }
   for (const id of idKeys) {
-    for (const p of view.postings(ID_TERM_PREFIX + id.toLowerCase()) ?? []) {
-      const d = view.fileDocs(p.file)[p.pos];
-      if (d && d.u.id === id) { found.set(id, d); break; }
+    for (const c of view.postingChunks(ID_TERM_PREFIX + id.toLowerCase())) {
+      for (let i = 0; i < c.length; i += STRIDE) {
+        if (!view.live(c[i]!)) continue;
+        const d = view.fileDocs(c[i]!)[c[i + 1]!];
+        if (d && d.u.id === id) { found.set(id, d); break; }
+      }
     }
   }
   for (const [k, rec] of hot) {

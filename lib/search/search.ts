@@ -33,8 +33,8 @@ import { daysBetween, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { activation } from './activation.js';
-import type { Doc, IndexView } from './corpus.js';
-import { readRecallHistory, type RecallRecord } from './history.js';
+import { STRIDE, type Doc, type IndexView } from './corpus.js';
+import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
 
@@ -127,8 +127,6 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
 export const RERANK_FILES = 60;
 export const RERANK_DOCS = 400;
 
-interface Cand { file: number; pos: number; bm: number; ctx: number; tagHits: number; pre: number }
-
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
@@ -145,98 +143,120 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const wantTags = (opts.tags ?? []).map((t) => t.toLowerCase().replace(/^#/, ''));
   const filtered = !!(opts.type || wantTags.length);
 
-  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits.
+  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per entry slot
+  // (fileStart(file) + pos) in typed arrays: no object per posting.
   const idf = new Map<string, number>();
   for (const t of terms) {
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  const cands = new Map<number, Cand>();
-  const keyOf = (file: number, pos: number): number => file * 1_000_000 + pos;
-  const cand = (file: number, pos: number): Cand => {
-    const key = keyOf(file, pos);
-    let c = cands.get(key);
-    if (!c) cands.set(key, (c = { file, pos, bm: 0, ctx: 0, tagHits: 0, pre: 0 }));
-    return c;
+  const slots = view.slots;
+  const bm = new Float64Array(slots);
+  const cx = new Float64Array(slots);
+  const tagHits = new Uint8Array(slots);
+  const slotFile = new Int32Array(slots).fill(-1);
+  const touched: number[] = [];
+  const touch = (file: number, slot: number): void => {
+    if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); }
   };
   const fileMass = new Map<number, number>();
   let totalMass = 0;
+  const k1 = PARAMS.k1;
+  const b = PARAMS.b;
   for (const t of terms) {
-    const post = view.postings(t);
     const w = idf.get(t)!;
     totalMass += w;
-    if (!post) continue;
+    if (w === 0) continue;
     let lastFile = -1;
-    for (const p of post) {
-      const c = cand(p.file, p.pos);
-      c.bm += (w * p.tf * (PARAMS.k1 + 1)) / (p.tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * p.len) / avg));
-      if (p.tag) c.tagHits++;
-      if (p.file !== lastFile) { fileMass.set(p.file, (fileMass.get(p.file) ?? 0) + w); lastFile = p.file; }
+    for (const c of view.postingChunks(t)) {
+      for (let i = 0; i < c.length; i += STRIDE) {
+        const file = c[i]!;
+        if (!view.live(file)) continue;
+        const slot = view.fileStart(file) + c[i + 1]!;
+        const tf = c[i + 2]!;
+        touch(file, slot);
+        bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * c[i + 3]!) / avg));
+        if (c[i + 4]) tagHits[slot]!++;
+        if (file !== lastFile) { fileMass.set(file, (fileMass.get(file) ?? 0) + w); lastFile = file; }
+      }
     }
   }
   // A query that is only a time expression (or whose other words occur nowhere) lists the
-  // entries of that range in date order; otherwise entries
-  // of the range that match no term still come (last), so "what happened last Tuesday" lists
-  // that day even when "happened" is not written anywhere.
+  // entries of that range in date order; otherwise entries of the range that match no term
+  // still come (last), so "what happened last Tuesday" lists that day even when "happened" is
+  // not written anywhere.
   const listRange = range !== undefined && terms.every((t) => view.df(t) === 0);
   const rangeFiles = new Set<number>();
   if (range) {
     for (let f = 0; f < view.paths.length; f++) {
+      if (!view.live(f)) continue;
       const info = view.info(f);
       const dated = info.date !== undefined && info.date >= range.from && info.date <= range.to;
       if (dated || info.kind === 'buffer') {
         rangeFiles.add(f);
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
-            const c = cand(f, d.pos);
-            if (c.bm === 0) c.bm = listRange ? 1 : RANGE_FLOOR;
+            const slot = view.fileStart(f) + d.pos;
+            touch(f, slot);
+            if (bm[slot] === 0) bm[slot] = listRange ? 1 : RANGE_FLOOR;
           }
         }
       }
     }
   }
   if (PARAMS.contextWeight > 0 && !listRange) {
-    for (const c of [...cands.values()]) {
-      if (c.bm <= RANGE_FLOOR || !LOG_KINDS.has(view.info(c.file).kind)) continue;
-      const n = view.docCount(c.file);
+    const n0 = touched.length;
+    for (let j = 0; j < n0; j++) {
+      const slot = touched[j]!;
+      const file = slotFile[slot]!;
+      if (bm[slot]! <= RANGE_FLOOR || !LOG_KINDS.has(view.info(file).kind)) continue;
+      const start = view.fileStart(file);
+      const end = start + view.docCount(file);
       for (let off = -PARAMS.contextSpan; off <= PARAMS.contextSpan; off++) {
-        const pos = c.pos + off;
-        if (off === 0 || pos < 0 || pos >= n) continue;
-        const add = PARAMS.contextWeight * c.bm * Math.pow(PARAMS.contextDecay, Math.abs(off) - 1);
-        const nb = cand(c.file, pos);
-        if (add > nb.ctx) nb.ctx = add;
+        const nb = slot + off;
+        if (off === 0 || nb < start || nb >= end) continue;
+        const add = PARAMS.contextWeight * bm[slot]! * Math.pow(PARAMS.contextDecay, Math.abs(off) - 1);
+        touch(file, nb);
+        if (add > cx[nb]!) cx[nb] = add;
       }
     }
   }
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? (fileMass.get(f) ?? 0) / totalMass : 0);
-  const prePass = (c: Cand): boolean => {
-    const info = view.info(c.file);
-    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) return false;
-    if (info.date && ((opts.since && info.date < opts.since && info.kind !== 'buffer') || (opts.until && info.date > opts.until))) return false;
-    return true;
-  };
-  const pre: Cand[] = [];
-  for (const c of cands.values()) {
-    if (!prePass(c)) continue;
-    const info = view.info(c.file);
-    const inRange = range && rangeFiles.has(c.file) ? PARAMS.timeBoost : 1;
-    c.pre = (c.bm + c.ctx) * fileFactor(c.file) * (1 + PARAMS.tagBonus * c.tagHits) * (info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1) * inRange;
-    pre.push(c);
+  const pre = new Float64Array(touched.length);
+  let total = 0;
+  for (let j = 0; j < touched.length; j++) {
+    const slot = touched[j]!;
+    const file = slotFile[slot]!;
+    const info = view.info(file);
+    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) { pre[j] = -1; continue; }
+    if (info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) { pre[j] = -1; continue; }
+    const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
+    const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
+    pre[j] = (bm[slot]! + cx[slot]!) * fileFactor(file) * (1 + PARAMS.tagBonus * tagHits[slot]!) * tierW * inRange;
+    total++;
   }
-  pre.sort((a, b) => b.pre - a.pre || a.file - b.file || a.pos - b.pos);
 
   // Phase B — the entries of the best files, exactly.
   const maxFiles = filtered ? RERANK_FILES * 4 : RERANK_FILES;
-  const maxDocs = filtered ? RERANK_DOCS * 4 : RERANK_DOCS;
+  const maxDocs = Math.max(filtered ? RERANK_DOCS * 4 : RERANK_DOCS, k * 4);
+  let order = Array.from(touched.keys()).filter((j) => pre[j]! >= 0);
+  if (order.length > maxDocs * 2) {
+    const sorted = Float64Array.from(order, (j) => pre[j]!).sort();
+    const thr = sorted[sorted.length - maxDocs * 2]!;
+    order = order.filter((j) => pre[j]! >= thr);
+  }
+  order.sort((x, y) => pre[y]! - pre[x]! || touched[x]! - touched[y]!);
   const files = new Set<number>();
-  const chosenC: Cand[] = [];
-  for (const c of pre) {
-    if (!files.has(c.file)) {
+  const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
+  for (const j of order) {
+    const slot = touched[j]!;
+    const file = slotFile[slot]!;
+    if (!files.has(file)) {
       if (files.size >= maxFiles) continue;
-      files.add(c.file);
+      files.add(file);
     }
-    chosenC.push(c);
-    if (chosenC.length >= Math.max(maxDocs, k * 4)) break;
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: bm[slot]!, ctx: cx[slot]!, tagHits: tagHits[slot]! });
+    if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
     const u = d.u;
@@ -291,7 +311,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     results.push(r);
     chosen.push({ d: s.d, r });
   }
-  const resp: SearchResponse = { query, terms, total: pre.length, results };
+  const resp: SearchResponse = { query, terms, total, results };
   if (range) resp.range = range;
   return resp;
 }
