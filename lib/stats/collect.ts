@@ -51,13 +51,13 @@ async function loadActivation(): Promise<ActivationModule | undefined> {
 
 /** Recall counts and last recall per entry key (lib/search/history.ts), when present. */
 async function loadHistory(root: string): Promise<Map<string, RecallRecord>> {
-  const h = '../search/history.js';
-  try {
-    const m = (await import(h)) as { readRecallHistory?: (root: string) => Map<string, RecallRecord> };
-    return m.readRecallHistory ? m.readRecallHistory(root) : new Map();
-  } catch {
-    return new Map();
+  for (const spec of ['../search/history-read.js', '../search/history.js']) {
+    try {
+      const m = (await import(spec)) as { readRecallHistory?: (root: string) => Map<string, RecallRecord> };
+      if (m.readRecallHistory) return m.readRecallHistory(root);
+    } catch { /* not in this build */ }
   }
+  return new Map();
 }
 
 export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.root)): Promise<Stats> {

@@ -9,7 +9,7 @@ import { command } from '../../lib/commands/stats.js';
 import { collectStats } from '../../lib/stats/collect.js';
 import { bar, human, renderStats } from '../../lib/stats/render.js';
 import { estimateTokens } from '../../lib/stats/tokens.js';
-import { REPO, rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
+import { REPO, rmTree, runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const MEMORY = '# MEMORY\n- [Decisions](memory/semantic/decisions.md) — cache in SQLite\n';
 const STATE = '# Session state\nCurrent task: 記憶の整理\n';
@@ -72,6 +72,14 @@ describe('collectStats', () => {
     const counts = Object.fromEntries(s.activation.buckets.map((b) => [b.label.split(' ')[0], b.count]));
     expect(counts.prune).toBe(1);
     expect(s.activation.buckets.reduce((n, b) => n + b.count, 0)).toBe(s.entries.total - s.entries.superseded);
+  });
+
+  it.skipIf(!existsSync(join(REPO, 'lib/search/activation.ts')))('counts recalls: the same event recalled 3 times yesterday is hot again', async () => {
+    const root = mem();
+    writeTree(root, { '.memtier/recall-history.json': JSON.stringify({ version: 1, entries: { n4s5e6t7: { count: 3, queries: ['a1b2c3d4'], days: ['2026-05-14'], last: '2026-05-14T10:00:00.000Z' } } }) });
+    const s = await collectStats(testCtx(root));
+    const counts = Object.fromEntries(s.activation.buckets.map((b) => [b.label.split(' ')[0], b.count]));
+    expect(counts.prune).toBe(0);
   });
 });
 
