@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { classify, PATHS, type FileInfo } from '../format/layout.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
-import { decodeStrict } from '../store/guards/text.js';
+import { decodeStrict, MAX_FILE_BYTES } from '../store/guards/text.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -75,6 +75,10 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
 }
 
 function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' | 'error'> {
+  if (size > MAX_FILE_BYTES) {
+    // never pull a huge file into memory just to refuse it
+    return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
+  }
   try {
     return { text: decodeStrict(readFileSync(join(root, rel)), rel) };
   } catch (e) {
@@ -82,7 +86,6 @@ function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' 
     const out: MemFile['error'] = { message: err.message };
     if (err.line !== undefined) out.line = err.line;
     if (err.code !== undefined) out.code = err.code;
-    void size;
     return { error: out };
   }
 }
