@@ -54,6 +54,9 @@ export function limitsFrom(env: NodeJS.ProcessEnv): Limits {
     const v = env[envName(k)];
     if (v !== undefined && v.trim() !== '' && Number.isFinite(Number(v))) out[k] = Number(v);
   }
+  // the WAL's own rotation limit (lib/wal/rotate.ts) is the buffer limit unless health's is set
+  const wal = env.MEMTIER_BUFFER_MAX_LINES;
+  if (env[envName('bufferLines')] === undefined && wal !== undefined && Number.isFinite(Number(wal)) && Number(wal) >= 2) out.bufferLines = Math.floor(Number(wal));
   return out;
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runHealth } from '../../lib/health/run.js';
-import { readTree, rmTree, testCtx } from '../helpers.js';
+import { REPO, readTree, rmTree, testCtx } from '../helpers.js';
 import { copyFixture, expectations, fixtureNames } from './fixture-kit.js';
 
 const roots: string[] = [];
@@ -87,6 +87,32 @@ describe('health --fix', () => {
     expect(second.fixed).toEqual([]);
   });
 
+  const hasWal = existsSync(join(REPO, 'lib/wal/rotate.ts'));
+
+  it.skipIf(!hasWal)('rotates an oversized buffer through the WAL module: every entry lands in today\'s episodic file once', async () => {
+    const { before, after, first, second } = await fixTwice('buffer-size');
+    expect(first.fixed).toEqual(['buffer-size: moved 84 entries to memory/episodic/2026-05-15.md']);
+    const ids = [...before['memory/working-buffer.md']!.matchAll(/\^(buf\d{4}x)$/gm)].map((m) => m[1]!);
+    expect(ids).toHaveLength(84);
+    const day = after['memory/episodic/2026-05-15.md']!;
+    for (const id of ids) expect(day.split(`^${id}\n`).length - 1, id).toBe(1);
+    expect(day.startsWith(before['memory/episodic/2026-05-15.md']!)).toBe(true);
+    expect(after['memory/working-buffer.md']).not.toMatch(/\^buf/);
+    expect(first.findings.filter((f) => f.check === 'buffer-size')).toEqual([]);
+    expect(second.fixed).toEqual([]);
+  });
+
+  it.skipIf(!hasWal)('finishes an interrupted rotation and clears entries left behind in the buffer', async () => {
+    const { after, first, second } = await fixTwice('wal-integrity-rotation');
+    expect(first.fixed).toHaveLength(1);
+    expect(first.fixed[0]).toMatch(/^wal-integrity: finished 1 interrupted rotation; moved \d+ entr(y|ies) to memory\/episodic\/2026-05-15\.md; 1 already there$/);
+    const day = after['memory/episodic/2026-05-15.md']!;
+    for (const id of ['r0t4t3d1', 'm1n2b3v4', 'p9o8i7u6']) expect(day.split(`^${id}\n`).length - 1, id).toBe(1);
+    expect(Object.keys(after).filter((k) => k.startsWith('memory/.rotating/'))).toEqual([]);
+    expect(first.findings.filter((f) => f.check === 'wal-integrity')).toEqual([]);
+    expect(second.fixed).toEqual([]);
+  });
+
   describe('on every fixture: a second --fix finds nothing to fix, and no person-written file loses a byte', () => {
     for (const name of fixtureNames()) {
       it(name, async () => {
@@ -95,10 +121,10 @@ describe('health --fix', () => {
         expect(second.findings.filter((f) => f.fixable)).toEqual([]);
         for (const [rel, text] of Object.entries(before)) {
           if (rel.includes('.memtier-tmp-') || rel.startsWith('.git/')) continue; // not memory: moved to the trash
-          const now = after[rel] ?? Object.entries(after).find(([k]) => k.startsWith('memory/archive/') && k.endsWith(rel.slice(rel.lastIndexOf('/'))))?.[1];
-          expect(now, `${rel} still exists (in place or archived)`).toBeDefined();
           const kept = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1); // a torn tail goes to the trash
-          expect(now!.startsWith(kept), `${rel} keeps its text`).toBe(true);
+          // in place (maybe appended to), archived, or (a rotated buffer) its bytes in the trash
+          const home = [after[rel], ...Object.entries(after).filter(([k]) => k.startsWith('memory/archive/') || k.startsWith('memory/.trash/')).map(([, v]) => v)];
+          expect(home.some((t) => t !== undefined && t.startsWith(kept)), `${rel} keeps its text`).toBe(true);
         }
       });
     }

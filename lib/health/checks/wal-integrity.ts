@@ -1,7 +1,7 @@
 import { PATHS } from '../../format/layout.js';
 import { isTornEntry, openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { finishRotation, walFixes } from '../wal.js';
+import { finishRotation, rotateBuffer, walFixes } from '../wal.js';
 
 /** Seed 004 invariant 9: no buffer entry left behind by an interrupted rotation, no torn line. */
 export const check: Check = {
@@ -11,7 +11,7 @@ export const check: Check = {
   fixable: true,
   source: 'seed 004 #9',
   doc: {
-    trigger: 'files under memory/.rotating/ (a rotation that did not finish), buffer entries whose ^id is already in an episodic file, or a buffer or episodic file whose last line is an entry without its final `^id` and newline (a crash mid-append)',
+    trigger: 'files under memory/.rotating/ (a rotation that did not finish: fail), buffer entries whose ^id is already in an episodic file (warn), or a buffer or episodic file whose last line is an entry without its final `^id` and newline (a crash mid-append)',
     failing: 'memory/working-buffer.md ending in `- 2026-05-15 14:31 [DECISION] use Postg` (no ^id, no newline)',
     fixed: 'the torn line saved in memory/.trash/torn/…-memory__working-buffer.md.txt and removed from the buffer; the buffer ends at its last complete entry',
     why: 'the WAL is what survives a crash: a torn line is a write nobody confirmed, and entries stuck between the buffer and the episodic file are read twice or lost at the next rotation',
@@ -23,20 +23,20 @@ export const check: Check = {
     if (buffer?.text !== undefined) for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const e of snap.entries(f)) if (e.id) logged.add(e.id);
     const left = buffer?.text !== undefined ? snap.entries(buffer).filter((e) => e.id && logged.has(e.id)) : [];
     // load the WAL module only when there is something for it to repair
-    const recover = snap.rotating.length > 0 || left.length > 0 ? (await walFixes()).recover : false;
-    const how = recover ? 'run "memtier health --fix" (or "memtier rotate") to finish it' : 'run "memtier rotate" to finish it';
+    const can = snap.rotating.length > 0 || left.length > 0 ? await walFixes() : { rotate: false, recover: false };
+    const how = can.recover ? 'run "memtier health --fix" (or "memtier rotate") to finish it' : 'run "memtier rotate" to finish it';
     for (const r of snap.rotating) {
-      out.push({ check: 'wal-integrity', severity: 'fail', file: r.rel, message: 'a buffer rotation was interrupted: its entries are not yet in the episodic file', fix: how, fixable: recover });
+      out.push({ check: 'wal-integrity', severity: 'fail', file: r.rel, message: 'a buffer rotation was interrupted: its entries may not be in the episodic file yet', fix: how, fixable: can.recover });
     }
     if (buffer && left.length > 0) {
       out.push({
         check: 'wal-integrity',
-        severity: 'fail',
+        severity: 'warn',
         file: buffer.rel,
         line: left[0]!.line,
-        message: `${left.length} buffer ${left.length === 1 ? 'entry is' : 'entries are'} already in an episodic file (^${left[0]!.id}): a rotation stopped before clearing the buffer`,
-        fix: how,
-        fixable: recover,
+        message: `${left.length} buffer ${left.length === 1 ? 'entry is' : 'entries are'} already in an episodic file (^${left[0]!.id}): left behind by a rotation or copied by hand (the next rotation skips ${left.length === 1 ? 'it' : 'them'} by id)`,
+        fix: can.rotate ? 'run "memtier health --fix" (rotates the buffer now)' : 'run "memtier rotate"',
+        fixable: can.rotate,
       });
     }
     // Only the files memtier appends to: a hand-written note without a final newline is not torn.
@@ -52,9 +52,9 @@ export const check: Check = {
   },
   async fix(findings, snap, env) {
     const done: string[] = [];
-    if (findings.some((x) => !x.message.startsWith('torn'))) {
-      done.push(...(await finishRotation(env.ctx)));
-    }
+    // rotating the buffer finishes interrupted rotations first; without left-behind entries only finish those
+    if (findings.some((x) => x.file === PATHS.buffer && !x.message.startsWith('torn'))) done.push(...(await rotateBuffer(env.ctx)));
+    else if (findings.some((x) => !x.message.startsWith('torn'))) done.push(...(await finishRotation(env.ctx)));
     const torn = findings.filter((x) => x.message.startsWith('torn'));
     if (torn.length > 0) {
       openStore(env.ctx).mutate((tx) => {
