@@ -1,0 +1,30 @@
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagList, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { ENTRY_TYPES, isEntryType } from '../format/entry.js';
+import { addEntries } from '../wal/episodic.js';
+
+export const command: CommandSpec = {
+  name: 'add',
+  summary: "append a typed entry to today's episodic file",
+  usage: ['add [--type TYPE] [--tags a,b] [--id ID] TEXT'],
+  description: `Appends one entry line "- HH:MM [TYPE] TEXT #tags ^id" to memory/episodic/YYYY-MM-DD.md
+(today in $MEMTIER_TZ; use --now to backfill another day). Types: ${ENTRY_TYPES.join(', ')}.
+Use tags from memory/TAGS.md; "#friction" marks something that cost time (the weekly review collects it).`,
+  flags: [
+    { name: 'type', type: 'string', value: 'TYPE', description: 'entry type tag', choices: ENTRY_TYPES },
+    { name: 'tags', type: 'list', value: 'A,B', description: 'tags to add as #tag' },
+    { name: 'id', type: 'string', value: 'ID', description: 'a stable id instead of a generated one (3-64 letters, digits, "-")' },
+  ],
+  examples: ['memtier add --type PREF "prefers lists over tables"', 'memtier add --type LESSON --tags friction "pnpm needs --shamefully-hoist for expo"', 'memtier add --now 2026-05-10T09:00:00Z --type EVENT "demo day"'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const text = args.positionals.join(' ');
+    if (!text.trim()) throw new UsageError('add needs a TEXT', 'e.g. memtier add --type PREF "prefers tabs"');
+    const type = flagString(args, 'type')?.toUpperCase();
+    if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
+    const id = flagString(args, 'id');
+    const [r] = addEntries(ctx, [{ text, ...(type ? { type } : {}), ...(id ? { id } : {}), tags: flagList(args, 'tags') ?? [] }]);
+    return { text: args.quiet ? '' : `added ^${r!.id} to ${r!.path}:${r!.line}`, json: { ok: true, ...r } };
+  },
+};

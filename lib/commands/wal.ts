@@ -1,0 +1,114 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { localStamp } from '../core/clock.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { PATHS } from '../format/layout.js';
+import { parseSessionState } from '../format/session-state.js';
+import { assertSessionId } from '../store/guards/paths.js';
+import { openStore, readMemoryFile } from '../store/store.js';
+import { walWrite, WAL_KINDS, type WalKind } from '../wal/wal.js';
+
+export const SNAPSHOT_DIR = 'memory/.snapshots';
+
+async function readStdin(io: Io): Promise<string> {
+  if (!io.stdin) throw new UsageError('"-" reads the text from standard input, but none is available');
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin as AsyncIterable<Buffer | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function snapshots(ctx: Ctx): { name: string; mtime: number }[] {
+  try {
+    return readdirSync(join(ctx.root, SNAPSHOT_DIR))
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => ({ name: n.slice(0, -3), mtime: statSync(join(ctx.root, SNAPSHOT_DIR, n)).mtimeMs }))
+      .sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name));
+  } catch {
+    return [];
+  }
+}
+
+function snapshotName(ctx: Ctx, given: string | undefined): string {
+  const name = given ?? localStamp(ctx.clock.now(), ctx.clock.tz).replace(/:/g, '');
+  try { return assertSessionId(name); } catch {
+    throw new UsageError(`invalid snapshot name "${name.slice(0, 70)}"`, 'a name is 1-64 letters, digits, "_" or "-"');
+  }
+}
+
+export const command: CommandSpec = {
+  name: 'wal',
+  summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore',
+  usage: [
+    'wal task TEXT', 'wal decide TEXT', 'wal context KEY VALUE', 'wal pending TEXT', 'wal done TEXT', 'wal blocker TEXT',
+    'wal get', 'wal snapshot [NAME]', 'wal restore [NAME]',
+  ],
+  description: `Write BEFORE you answer. Each write appends a timestamped, typed entry (with a ^id) to
+memory/working-buffer.md and updates SESSION-STATE.md in one locked, crash-safe step. Once the buffer
+reaches its line limit (80, or $MEMTIER_BUFFER_MAX_LINES) its entries move to today's episodic file.
+TEXT "-" reads the text from standard input. The skeleton installs memory/scripts/wal as a shortcut.
+
+Entries: task → [PROJ] task: …, decide → [DECISION] …, context → [TEMP] context: KEY = VALUE
+([PREF] when KEY is "pref"), pending/done/blocker → [PROJ] pending:/done:/blocker: …
+"done" removes the matching item from Pending (or Blockers).
+Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
+newest, and first snapshots the current state as before-restore-STAMP.`,
+  subcommands: {
+    task: 'set the current task', decide: 'log a decision or correction', context: 'set a key fact (deadline, preference, …)',
+    pending: 'add a pending item', done: 'mark an item done', blocker: 'add a blocker',
+    get: 'print SESSION-STATE.md', snapshot: 'save SESSION-STATE.md under a name', restore: 'bring a snapshot back',
+  },
+  flags: [],
+  examples: ['memtier wal decide "use Postgres, not MySQL: we need JSONB"', 'memtier wal context deadline 2026-06-01', 'memtier wal done "ask Ana for the quota"', 'echo "long text" | memtier wal decide -'],
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const [sub, ...rest] = args.positionals;
+    if (!sub) throw new UsageError('wal needs a subcommand', `one of: ${[...WAL_KINDS, 'get', 'snapshot', 'restore'].join(', ')}`);
+    if ((WAL_KINDS as readonly string[]).includes(sub)) {
+      const kind = sub as WalKind;
+      let key: string | undefined;
+      let parts = rest;
+      if (kind === 'context') {
+        [key, ...parts] = rest;
+        if (!key || parts.length === 0) throw new UsageError('wal context needs a KEY and a VALUE', 'e.g. memtier wal context deadline 2026-06-01');
+      }
+      if (parts.length === 0) throw new UsageError(`wal ${kind} needs a TEXT`, `e.g. memtier wal ${kind} "…" (or "-" to read standard input)`);
+      const text = parts.length === 1 && parts[0] === '-' ? await readStdin(io) : parts.join(' ');
+      const r = walWrite(ctx, { kind, text, ...(key ? { key } : {}) });
+      const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}`];
+      if (r.rotation) lines.push(`rotation: ${r.rotation.message}`);
+      return { text: args.quiet ? '' : lines.join('\n'), json: { ok: true, ...r } };
+    }
+    if (sub === 'get') {
+      const text = readMemoryFile(ctx.root, PATHS.sessionState) ?? '';
+      return { text: text || '(SESSION-STATE.md is empty)', json: { ok: true, path: PATHS.sessionState, state: parseSessionState(text).state } };
+    }
+    if (sub === 'snapshot') {
+      const name = snapshotName(ctx, rest[0]);
+      const rel = `${SNAPSHOT_DIR}/${name}.md`;
+      openStore(ctx).mutate((tx) => {
+        const cur = tx.read(PATHS.sessionState);
+        if (cur === undefined) throw new MemtierError('there is no SESSION-STATE.md to snapshot', { code: 'missing', file: PATHS.sessionState, hint: 'write something first, e.g. memtier wal task "…"' });
+        if (tx.exists(rel)) throw new MemtierError(`a snapshot named "${name}" exists`, { code: 'exists', file: rel, hint: 'choose another name' });
+        tx.write(rel, cur, { expected: null });
+      });
+      return { text: `saved ${PATHS.sessionState} as ${rel}`, json: { ok: true, snapshot: name, path: rel } };
+    }
+    if (sub === 'restore') {
+      const all = snapshots(ctx);
+      const name = rest[0] ?? all.filter((s) => !s.name.startsWith('before-restore-')).pop()?.name ?? all.pop()?.name;
+      if (!name) throw new MemtierError('there are no snapshots', { code: 'missing', file: SNAPSHOT_DIR, hint: 'make one with: memtier wal snapshot [NAME]' });
+      const rel = `${SNAPSHOT_DIR}/${snapshotName(ctx, name)}.md`;
+      const backup = `${SNAPSHOT_DIR}/before-restore-${localStamp(ctx.clock.now(), ctx.clock.tz).replace(/:/g, '')}.md`;
+      openStore(ctx).mutate((tx) => {
+        const snap = tx.read(rel);
+        if (snap === undefined) throw new MemtierError(`no snapshot named "${name}"`, { code: 'missing', file: rel, hint: `available: ${all.map((s) => s.name).join(', ') || 'none'}` });
+        const cur = tx.read(PATHS.sessionState);
+        if (cur !== undefined && cur !== snap && !tx.exists(backup)) tx.write(backup, cur, { expected: null });
+        tx.write(PATHS.sessionState, snap, { expected: cur ?? null });
+      });
+      return { text: `restored ${PATHS.sessionState} from ${rel}`, json: { ok: true, snapshot: name, path: rel } };
+    }
+    throw new UsageError(`unknown wal subcommand "${sub}"`, `one of: ${[...WAL_KINDS, 'get', 'snapshot', 'restore'].join(', ')}`);
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * The write-ahead log (seed 002 / seed 004 mechanism 1): each write appends a timestamped, typed
+ * entry to memory/working-buffer.md AND updates SESSION-STATE.md, in one locked transaction,
+ * before the agent answers. Interrupted rotations are finished first; the buffer is rotated
+ * into today's episodic file once it reaches its line limit.
+ */
+import type { Ctx } from '../core/context.js';
+import { localDate, localTime } from '../core/clock.js';
+import { MemtierError } from '../core/errors.js';
+import { formatEntryLine, newEntryId, oneLine, type EntryType } from '../format/entry.js';
+import { PATHS } from '../format/layout.js';
+import { emptyState, KEEP, parseSessionState, serializeSessionState, type SessionState } from '../format/session-state.js';
+import { openStore, type Tx } from '../store/store.js';
+import { BUFFER_HEADER, finishRotationTx, rotateTx, type RotateResult } from './rotate.js';
+
+export const WAL_KINDS = ['task', 'decide', 'context', 'pending', 'done', 'blocker'] as const;
+export type WalKind = (typeof WAL_KINDS)[number];
+
+export interface WalWrite {
+  kind: WalKind;
+  text: string;
+  /** For `context`: the key. */
+  key?: string;
+}
+
+export interface WalResult {
+  kind: WalKind;
+  id: string;
+  /** The line appended to the buffer. */
+  entry: string;
+  buffer: string;
+  state: string;
+  /** What the state change did, for the report (e.g. "pending item removed"). */
+  note?: string;
+  rotation?: RotateResult;
+}
+
+/** The type tag and text of the buffer entry for a WAL write (documented in FORMAT.md). */
+export function walEntry(w: WalWrite): { type: EntryType; text: string } {
+  switch (w.kind) {
+    case 'task': return { type: 'PROJ', text: `task: ${w.text}` };
+    case 'decide': return { type: 'DECISION', text: w.text };
+    case 'context': return { type: w.key?.toLowerCase() === 'pref' ? 'PREF' : 'TEMP', text: `context: ${w.key} = ${w.text}` };
+    case 'pending': return { type: 'PROJ', text: `pending: ${w.text}` };
+    case 'done': return { type: 'PROJ', text: `done: ${w.text}` };
+    case 'blocker': return { type: 'PROJ', text: `blocker: ${w.text}` };
+  }
+}
+
+const key = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Apply a WAL write to the state. Returns a note about what changed. */
+export function applyToState(st: SessionState, w: WalWrite, stamp: string): string | undefined {
+  switch (w.kind) {
+    case 'task': st.currentTask = w.text; return undefined;
+    case 'decide':
+      st.recentDecisions = [`${stamp} — ${w.text}`, ...st.recentDecisions].slice(0, KEEP.recentDecisions);
+      return undefined;
+    case 'context': {
+      const i = st.keyContext.findIndex(([k]) => key(k) === key(w.key!));
+      if (i >= 0) st.keyContext[i] = [st.keyContext[i]![0], w.text];
+      else st.keyContext.push([w.key!, w.text]);
+      return i >= 0 ? `updated ${w.key}` : undefined;
+    }
+    case 'pending':
+      if (!st.pending.some((p) => key(p) === key(w.text))) st.pending.push(w.text);
+      return undefined;
+    case 'blocker':
+      if (!st.blockers.some((p) => key(p) === key(w.text))) st.blockers.push(w.text);
+      return undefined;
+    case 'done': {
+      const k = key(w.text);
+      const match = (p: string) => key(p) === k || (k.length >= 4 && key(p).includes(k));
+      const fromPending = st.pending.findIndex(match);
+      const fromBlockers = fromPending < 0 ? st.blockers.findIndex(match) : -1;
+      let note: string;
+      if (fromPending >= 0) { note = `removed from Pending: ${st.pending[fromPending]}`; st.pending.splice(fromPending, 1); }
+      else if (fromBlockers >= 0) { note = `removed from Blockers: ${st.blockers[fromBlockers]}`; st.blockers.splice(fromBlockers, 1); }
+      else note = 'no matching pending item; recorded as done';
+      st.done = [`${stamp} — ${w.text}`, ...st.done].slice(0, KEEP.done);
+      return note;
+    }
+  }
+}
+
+/** Read and parse SESSION-STATE.md inside a transaction. */
+export function readState(tx: Tx): { text: string | undefined; parsed: ReturnType<typeof parseSessionState> } {
+  const text = tx.read(PATHS.sessionState);
+  const parsed = text === undefined ? { state: emptyState(), preamble: [], sections: [] } : parseSessionState(text);
+  return { text, parsed };
+}
+
+export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
+  const text = oneLine(w.text);
+  if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
+  if (w.kind === 'context' && !(w.key && oneLine(w.key))) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
+  const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
+  finishRotationTx(tx, ctx);
+  const now = ctx.clock.now();
+  const { tz } = ctx.clock;
+  const id = newEntryId(now);
+  const { type, text: entryText } = walEntry(wk);
+  const line = formatEntryLine({ date: localDate(now, tz), time: localTime(now, tz), type, text: entryText, tags: [], id });
+  if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
+  tx.append(PATHS.buffer, line + '\n');
+  const { text: before, parsed } = readState(tx);
+  const note = applyToState(parsed.state, wk, `${localDate(now, tz)} ${localTime(now, tz)}`);
+  tx.write(PATHS.sessionState, serializeSessionState(parsed, parsed.state), { expected: before ?? null });
+  const rotation = rotateTx(tx, ctx);
+  const res: WalResult = { kind: w.kind, id, entry: line, buffer: PATHS.buffer, state: PATHS.sessionState };
+  if (note) res.note = note;
+  if (rotation.rotated || rotation.recovered) res.rotation = rotation;
+  return res;
+}
+
+export function walWrite(ctx: Ctx, w: WalWrite): WalResult {
+  return openStore(ctx).mutate((tx) => walWriteTx(tx, ctx, w));
+}
