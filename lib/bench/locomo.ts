@@ -23,6 +23,7 @@ import { makeTestCtx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
 import { loadIndex, searchDetailed } from '../search/search.js';
+import { addEntries } from '../wal/episodic.js';
 
 export const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
@@ -88,32 +89,8 @@ export function turnText(t: Turn): string {
   return `${t.speaker}: ${t.text}${cap}`.replace(/\s+/g, ' ').trim();
 }
 
-interface NewEntryLike { text: string; id?: string; at?: Date; tags?: string[] }
-type AddEntries = (ctx: Ctx, entries: NewEntryLike[]) => unknown;
-
-const EPISODIC_MODULE = '../wal/episodic.js';
-async function loadAddEntries(): Promise<AddEntries> {
-  try {
-    return ((await import(EPISODIC_MODULE)) as { addEntries: AddEntries }).addEntries;
-  } catch {
-    // TEMPORARY until lib/wal/episodic.ts lands: the same store append it performs.
-    const { openStore } = await import('../store/store.js');
-    const { formatEntryLine } = await import('../format/entry.js');
-    const { episodicPath } = await import('../format/layout.js');
-    const { localTime } = await import('../core/clock.js');
-    return (ctx, entries) => openStore(ctx).mutate((tx) => {
-      for (const e of entries) {
-        const at = e.at ?? ctx.clock.now();
-        const line = formatEntryLine({ time: localTime(at, ctx.clock.tz), text: e.text, tags: [], ...(e.id ? { id: e.id } : {}) });
-        tx.append(episodicPath(localDate(at, ctx.clock.tz)), line + '\n');
-      }
-    });
-  }
-}
-
 /** Ingest a conversation into the memory at ctx.root through memtier's write path. */
 export async function ingestConversation(ctx: Ctx, sample: Sample): Promise<{ sessions: Session[]; entries: number }> {
-  const addEntries = await loadAddEntries();
   const sessions = sessionsOf(sample);
   let n = 0;
   for (const s of sessions) {

@@ -63,8 +63,12 @@ export interface ActivationInput {
 
 /** Activation in [0, 1] at `now` (see the module comment for the formula). */
 export function activation(input: ActivationInput, now: Date, tz: string): number {
+  return activationOn(input, localDate(now, tz), tz);
+}
+
+/** The same, with today's local date already computed (the ranking calls it per entry). */
+export function activationOn(input: ActivationInput, today: string, tz: string): number {
   const hl = halfLifeDays(input.type, input.kind);
-  const today = localDate(now, tz);
   const day = (s: string | undefined): string | undefined => {
     if (!s) return undefined;
     if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return s;

@@ -25,14 +25,14 @@
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
- * context, file, tag, tier, time); phase B re-reads the entries of the best RERANK_FILES files
+ * context, file, tag, tier, time); phase B re-reads the entries of the best PARAMS.rerankFiles files
  * and applies every factor exactly. Tried and left out: pseudo-relevance feedback (RM3-style,
  * −0.02 R@10 on dev) and same-file diversity (−0.03).
  */
 import { daysBetween, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
-import { activation } from './activation.js';
+import { activationOn, type ActivationInput } from './activation.js';
 import { STRIDE, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
@@ -48,6 +48,9 @@ export const PARAMS = {
   recencyWeight: 0.05,
   timeBoost: 2,
   dupJaccard: 0.8,
+  /** How far the exact second phase reaches: entries of at most this many files, this many entries. */
+  rerankFiles: 20,
+  rerankDocs: 100,
   contextSpan: 2,
   contextDecay: 0.7,
   fileWeight: 1,
@@ -123,9 +126,6 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
   return d.u.tier === 'buffer' ? 'hot' : d.u.tier;
 }
 
-/** How far the exact (second) phase reaches: entries of at most this many files, this many entries. */
-export const RERANK_FILES = 60;
-export const RERANK_DOCS = 400;
 
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
@@ -222,29 +222,42 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     }
   }
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? (fileMass.get(f) ?? 0) / totalMass : 0);
+  // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
+  const perFile = new Map<number, number>();
+  const fileWeight = (file: number): number => {
+    let w = perFile.get(file);
+    if (w !== undefined) return w;
+    const info = view.info(file);
+    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) w = -1;
+    else if (info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
+    else {
+      const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
+      const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
+      w = fileFactor(file) * tierW * inRange;
+    }
+    perFile.set(file, w);
+    return w;
+  };
   const pre = new Float64Array(touched.length);
   let total = 0;
   for (let j = 0; j < touched.length; j++) {
     const slot = touched[j]!;
-    const file = slotFile[slot]!;
-    const info = view.info(file);
-    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) { pre[j] = -1; continue; }
-    if (info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) { pre[j] = -1; continue; }
-    const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
-    const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
-    pre[j] = (bm[slot]! + cx[slot]!) * fileFactor(file) * (1 + PARAMS.tagBonus * tagHits[slot]!) * tierW * inRange;
+    const fw = fileWeight(slotFile[slot]!);
+    if (fw < 0) { pre[j] = -1; continue; }
+    pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + PARAMS.tagBonus * tagHits[slot]!);
     total++;
   }
 
   // Phase B — the entries of the best files, exactly.
-  const maxFiles = filtered ? RERANK_FILES * 4 : RERANK_FILES;
-  const maxDocs = Math.max(filtered ? RERANK_DOCS * 4 : RERANK_DOCS, k * 4);
-  let order = Array.from(touched.keys()).filter((j) => pre[j]! >= 0);
-  if (order.length > maxDocs * 2) {
-    const sorted = Float64Array.from(order, (j) => pre[j]!).sort();
-    const thr = sorted[sorted.length - maxDocs * 2]!;
-    order = order.filter((j) => pre[j]! >= thr);
+  const maxFiles = filtered ? PARAMS.rerankFiles * 4 : PARAMS.rerankFiles;
+  const maxDocs = Math.max(filtered ? PARAMS.rerankDocs * 4 : PARAMS.rerankDocs, k * 4);
+  let thr = 0;
+  if (total > maxDocs * 2) {
+    const sorted = pre.slice().sort();
+    thr = sorted[sorted.length - maxDocs * 2]!;
   }
+  const order: number[] = [];
+  for (let j = 0; j < pre.length; j++) if (pre[j]! >= thr && pre[j]! >= 0) order.push(j);
   order.sort((x, y) => pre[y]! - pre[x]! || touched[x]! - touched[y]!);
   const files = new Set<number>();
   const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
@@ -274,11 +287,11 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.exclude?.has(key)) continue;
     const u = d.u;
     const rec = history.get(key);
-    const actInput: Parameters<typeof activation>[0] = { kind: u.kind };
+    const actInput: ActivationInput = { kind: u.kind };
     if (u.type) actInput.type = u.type;
     if (u.date) actInput.date = u.date;
     if (rec) { actInput.lastRecall = rec.last; actInput.recallCount = rec.count; }
-    const act = activation(actInput, now, tz);
+    const act = activationOn(actInput, today, tz);
     if (opts.minActivation !== undefined && act < opts.minActivation) continue;
     const file = fileFactor(c.file);
     const tag = 1 + PARAMS.tagBonus * c.tagHits;

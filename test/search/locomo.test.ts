@@ -67,7 +67,7 @@ describe('LoCoMo helpers', () => {
     const may = readFileSync(join(root, 'memory/episodic/2023-05-08.md'), 'utf8');
     expect(may).toContain('Alice: I adopted a puppy named Rex from the shelter. ^d1-2');
     expect(may).toContain('Bob: Congrats! I started pottery classes on Monday. [image: a photo of a clay vase on a wheel] ^d1-3');
-    expect(may.split('\n').filter(Boolean)).toHaveLength(3);
+    expect(may.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(3);
     rmTree(root);
   });
 });

@@ -1,0 +1,232 @@
+/**
+ * `memtier bench perf [--notes N] [--runs N] [--dir DIR] [--json]`
+ *
+ * Generates a deterministic synthetic memory (English with about 10 % Chinese; episodic days
+ * plus semantic and procedural notes with frontmatter) and measures, on this machine:
+ * - bare `node -e ''` start (median of --runs spawns), measured in the same run;
+ * - full index build (in a child process: time and peak RSS);
+ * - cold whole-process `memtier search` (median of --runs spawns over different queries);
+ * - warm in-process query (index loaded; median over 50 queries) and a warm `search()` call
+ *   including the freshness check (stat of every file);
+ * - time to reflect a one-file edit (append, then search until the new entry is found);
+ * - peak RSS of a cold search process.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import type { Args, CommandResult, Io } from '../cli/spec.js';
+import { flagNumber, flagString } from '../cli/spec.js';
+import { addDays, makeClock } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { makeTestCtx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import type { BenchSpec } from '../commands/bench.js';
+
+/** mulberry32: a small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const EN = `server deploy docker nginx postgres billing invoice customer backup restore cache redis queue worker cron
+schedule release version rollback incident outage latency memory disk network proxy certificate domain token review
+meeting roadmap design feature bug fix test coverage pipeline build cluster node kubernetes helm chart metric alert
+dashboard log trace user preference language editor theme keyboard shortcut travel flight hotel budget expense report
+project milestone deadline client contract invoice payment team hire interview onboarding lesson mistake habit coffee
+garden recipe dinner family birthday gift concert book movie podcast running cycling hiking weather morning evening`.split(/\s+/);
+const FILLER = `the a we it was is to of and for with on in that this after before because then also but not`.split(/\s+/);
+const ZH = '部署 失败 服务器 数据库 备份 缓存 会议 项目 客户 发布 版本 回滚 故障 延迟 网络 证书 域名 测试 流水线 集群 监控 告警 日志 用户 偏好 语言 编辑器 旅行 预算 报告 合同 付款 团队 面试 经验 教训 习惯 咖啡 花园 晚餐 家庭 生日 音乐会 电影 跑步 天气 早上 晚上'.split(' ');
+
+export interface SynthStats { files: number; bytes: number; entries: number }
+
+/** Write a synthetic memory of about `notes` files into `dir`. Deterministic for a given `notes`. */
+export function generateMemory(dir: string, notes: number, seed = 42): SynthStats {
+  const rnd = prng(seed);
+  const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)]!;
+  // A Zipf-distributed vocabulary like real text: 6,000 pseudo-words, with the English topic
+  // words spread over the ranks (so query words are neither all frequent nor all rare).
+  const syl = ['ka', 'lo', 'mi', 'ter', 'van', 'su', 'po', 'ren', 'dal', 'xi', 'bro', 'nu', 'fe', 'gor', 'tis', 'qua', 'zel', 'mon', 'ri', 'sha'];
+  const vocab: string[] = [];
+  for (let i = 0; vocab.length < 6000; i++) {
+    if (i % 40 === 20 && i / 40 < EN.length) { vocab.push(EN[Math.floor(i / 40)]!); continue; }
+    let w = '';
+    let x = i + 7;
+    do { w += syl[x % syl.length]; x = Math.floor(x / syl.length); } while (x > 0);
+    vocab.push(w);
+  }
+  const cdf: number[] = [];
+  let acc = 0;
+  for (let r = 0; r < vocab.length; r++) { acc += 1 / (r + 10); cdf.push(acc); }
+  const zipf = (): string => {
+    const x = rnd() * acc;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (cdf[mid]! < x) lo = mid + 1; else hi = mid; }
+    return vocab[lo]!;
+  };
+  const sentence = (n: number): string => {
+    if (rnd() < 0.1) return Array.from({ length: Math.max(3, n >> 1) }, () => pick(ZH)).join('') + (rnd() < 0.5 ? ` ${zipf()}` : '');
+    const w: string[] = [];
+    for (let i = 0; i < n; i++) w.push(rnd() < 0.35 ? pick(FILLER) : zipf() + (rnd() < 0.05 ? String(Math.floor(rnd() * 100)) : ''));
+    return w.join(' ');
+  };
+  const types = ['EVENT', 'DECISION', 'TECH', 'PREF', 'LESSON', 'PROJ', 'PEOPLE'];
+  let bytes = 0;
+  let entries = 0;
+  const write = (rel: string, text: string): void => {
+    const abs = join(dir, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+    bytes += Buffer.byteLength(text);
+  };
+  write('MEMORY.md', '# Memory\n' + Array.from({ length: 40 }, (_, i) => `- [Note ${i}](memory/semantic/note-${i}.md) — ${sentence(6)}`).join('\n') + '\n');
+  const days = Math.floor(notes * 0.3);
+  const start = '2023-01-01';
+  for (let d = 0; d < days; d++) {
+    const date = addDays(start, d);
+    const n = 8 + Math.floor(rnd() * 16);
+    const lines = [`# ${date}`];
+    for (let i = 0; i < n; i++) {
+      const hh = String(8 + Math.floor((i * 12) / n)).padStart(2, '0');
+      lines.push(`- ${hh}:${String(Math.floor(rnd() * 60)).padStart(2, '0')} [${pick(types)}] ${sentence(10 + Math.floor(rnd() * 25))} #${zipf()} ^s${d.toString(36)}x${i.toString(36).padStart(3, '0')}`);
+      entries++;
+    }
+    write(`memory/episodic/${date}.md`, lines.join('\n') + '\n');
+  }
+  const rest = notes - days;
+  for (let k = 0; k < rest; k++) {
+    const proc = k % 10 === 0;
+    const rel = proc ? `memory/procedural/howto-${k}.md` : `memory/semantic/note-${k}.md`;
+    const tags = [zipf(), pick(EN)];
+    const lines = ['---', `tags: [${tags.join(', ')}]`, `type: ${proc ? 'LESSON' : pick(types)}`, `created: ${addDays(start, Math.floor(rnd() * days))}`, '---', `# ${zipf()} ${zipf()} ${k}`];
+    const sections = 3 + Math.floor(rnd() * 4);
+    for (let s = 0; s < sections; s++) {
+      lines.push('', `## ${zipf()} ${zipf()}`);
+      const paras = 1 + Math.floor(rnd() * 3);
+      for (let p = 0; p < paras; p++) lines.push(sentence(25 + Math.floor(rnd() * 40)) + '.');
+      entries++;
+    }
+    write(rel, lines.join('\n') + '\n');
+  }
+  return { files: days + rest + 1, bytes, entries };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : 0;
+};
+const r1 = (x: number): number => Math.round(x * 10) / 10;
+
+function findUp(rel: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, rel))) return join(dir, rel);
+    dir = dirname(dir);
+  }
+  throw new UsageError(`cannot find ${rel} from ${fileURLToPath(import.meta.url)}`, 'run bench perf from an installed or built memtier (npx tsc -p .)');
+}
+
+/** Spawn `node args…`, return wall time in ms and stdout. */
+function timed(args: string[], env: NodeJS.ProcessEnv): { ms: number; out: string; code: number } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, args, { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return { ms: performance.now() - t, out: r.stdout ?? '', code: r.status ?? 2 };
+}
+
+export interface PerfReport {
+  notes: number; files: number; bytes: number; entries: number; runs: number;
+  bareNodeMs: number; buildMs: number; buildPeakRssMb: number;
+  coldSearchMs: number; coldSearchRatio: number; coldPeakRssMb: number;
+  warmQueryMs: number; warmSearchMs: number; editReflectMs: number;
+}
+
+export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: string }): Promise<PerfReport> {
+  const dir = o.dir ? resolve(ctx.cwd, o.dir) : mkdtempSync(join(tmpdir(), 'memtier-perf-'));
+  const env: NodeJS.ProcessEnv = { PATH: ctx.env.PATH, HOME: ctx.env.HOME ?? tmpdir(), MEMTIER_NOW: '2026-05-15T14:30:00Z', MEMTIER_TZ: 'UTC' };
+  try {
+    mkdirSync(dir, { recursive: true });
+    ctx.log.info(`generating ${o.notes} notes in ${dir}`);
+    const stats = generateMemory(dir, o.notes);
+    const bin = findUp('bin/memtier.js');
+    const distSearch = join(dirname(bin), '..', 'dist', 'lib', 'search');
+    const bare = median(Array.from({ length: o.runs }, () => timed(['-e', ''], env).ms));
+    // full build in a child (time + peak RSS)
+    rmSync(join(dir, '.memtier'), { recursive: true, force: true });
+    const buildScript = `import('${join(distSearch, 'cache.js').replace(/\\/g, '/')}').then(async (c) => { const { makeClock } = await import('${join(distSearch, '..', 'core', 'clock.js').replace(/\\/g, '/')}'); const t = performance.now(); c.rebuildIndex({ root: ${JSON.stringify(dir)}, clock: makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }), log: { info() {}, warn() {} }, env: {}, cwd: ${JSON.stringify(dir)}, interactive: false }); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.resourceUsage().maxRSS })); })`;
+    ctx.log.info('building the index');
+    const b = JSON.parse(timed(['-e', buildScript], env).out.trim().split('\n').pop() ?? '{}') as { ms: number; rss: number };
+    // cold whole-process searches
+    const queries = ['docker deploy failed', 'postgres backup restore', '部署 失败', 'billing invoice customer', 'kubernetes helm chart', 'coffee morning habit', 'rollback release version', '数据库 备份', 'flight hotel budget', 'alert dashboard latency'];
+    const cold: number[] = [];
+    for (let i = 0; i < o.runs; i++) {
+      const r = timed([bin, 'search', queries[i % queries.length]!, '--root', dir, '--json'], env);
+      if (r.code !== 0) throw new UsageError(`memtier search failed in the perf memory (exit ${r.code})`);
+      cold.push(r.ms);
+    }
+    const rssScript = `import('${join(dirname(bin), '..', 'dist', 'lib', 'cli', 'main.js').replace(/\\/g, '/')}').then(async (m) => { await m.main({ argv: ['search', 'docker deploy failed', '--root', ${JSON.stringify(dir)}, '--json'], env: process.env, cwd: ${JSON.stringify(dir)}, stdout: { write() {} }, stderr: process.stderr }); console.log(process.resourceUsage().maxRSS); })`;
+    const coldRss = Number(timed(['-e', rssScript], env).out.trim().split('\n').pop());
+    // warm, in this process
+    const sctx = makeTestCtx(dir, makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }));
+    const { openIndex } = await import('../search/cache.js');
+    const { rank, searchDetailed } = await import('../search/search.js');
+    const view = openIndex(sctx);
+    const warm: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      rank(sctx, view, queries[i % queries.length]!, { k: 10 });
+      warm.push(performance.now() - t);
+    }
+    const warmSearch: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = performance.now();
+      await searchDetailed(sctx, queries[i % queries.length]!, { k: 10 });
+      warmSearch.push(performance.now() - t);
+    }
+    // one-file edit → visible
+    const t0 = performance.now();
+    appendFileSync(join(dir, 'memory/episodic/2023-01-05.md'), '- 23:59 [EVENT] zanzibar marmalade incident ^perfedit1\n');
+    let found = false;
+    while (!found && performance.now() - t0 < 10_000) found = (await searchDetailed(sctx, 'zanzibar marmalade', { k: 1 })).results[0]?.id === 'perfedit1';
+    const edit = performance.now() - t0;
+    const coldMs = median(cold);
+    return {
+      notes: o.notes, files: stats.files, bytes: stats.bytes, entries: stats.entries, runs: o.runs,
+      bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024),
+      coldSearchMs: r1(coldMs), coldSearchRatio: Math.round((coldMs / bare) * 100) / 100, coldPeakRssMb: r1(coldRss / 1024),
+      warmQueryMs: r1(median(warm) * 10) / 10, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
+    };
+  } finally {
+    if (!o.dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const bench: BenchSpec = {
+  name: 'perf',
+  summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS',
+  async run(ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> {
+    const notes = flagNumber(args, 'notes') ?? 10_000;
+    const runs = flagNumber(args, 'runs') ?? 15;
+    if (!Number.isInteger(notes) || notes < 10) throw new UsageError(`--notes expects a whole number ≥ 10, got ${notes}`);
+    if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`--runs expects a whole number ≥ 1, got ${runs}`);
+    const dir = flagString(args, 'dir');
+    const rep = await runPerf(ctx, dir ? { notes, runs, dir } : { notes, runs });
+    const text = [
+      `synthetic memory: ${rep.files} files, ${(rep.bytes / 1e6).toFixed(1)} MB, ${rep.entries} entries`,
+      `bare node start        ${rep.bareNodeMs} ms (median of ${runs})`,
+      `index build            ${rep.buildMs} ms, peak RSS ${rep.buildPeakRssMb} MB`,
+      `cold search (process)  ${rep.coldSearchMs} ms = ${rep.coldSearchRatio}× bare node, peak RSS ${rep.coldPeakRssMb} MB`,
+      `warm query             ${rep.warmQueryMs} ms (index loaded); search() with freshness check ${rep.warmSearchMs} ms`,
+      `one-file edit visible  ${rep.editReflectMs} ms`,
+    ].join('\n');
+    return { text, json: rep };
+  },
+};
