@@ -2,7 +2,8 @@
  * The CLI core: parse, resolve root and clock, run one command, print, return an exit code.
  * Only this module (and bin/) deal with process-level concerns; nothing calls process.exit().
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeClock } from '../core/clock.js';
 import type { Ctx, Logger } from '../core/context.js';
@@ -34,6 +35,32 @@ function formatError(e: MemtierError): string {
   const rule = e.rule ? ` [${e.rule}]` : '';
   return `memtier: ${where}${e.message}${rule}${e.hint ? `\n  fix: ${e.hint}` : ''}\n`;
 }
+
+/**
+ * When the memory is a git repository, commit what this command changed (the store records every
+ * path it wrote). Off with MEMTIER_GIT=off. lib/git loads only when the root has a .git folder.
+ */
+async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): Promise<void> {
+  if (ctx.env.MEMTIER_GIT === 'off' || !existsSync(join(ctx.root, '.git'))) return;
+  const { takeTouched } = await import('../store/store.js');
+  const paths = takeTouched(ctx.root);
+  if (paths.length === 0) return;
+  let git: { autoCommit?: (ctx: Ctx, paths: string[], message: string) => { committed: boolean; reason?: string } | Promise<unknown>; commitMessage?: (cmd: string, summary: string) => string };
+  try {
+    git = (await import(GIT_MODULE)) as typeof git;
+  } catch {
+    return; // this build has no git support
+  }
+  if (!git.autoCommit) return;
+  const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 120) ?? `${paths.length} file(s)`;
+  const message = git.commitMessage ? git.commitMessage(what, summary) : `memtier ${what}: ${summary}`;
+  try {
+    await git.autoCommit(ctx, paths, message);
+  } catch (e) {
+    ctx.log.warn(`the change is saved but was not committed to git: ${(e as Error).message}`);
+  }
+}
+const GIT_MODULE = '../git/index.js';
 
 export async function main(p: MainParams): Promise<number> {
   const { argv, env, cwd, stdout, stderr } = p;
@@ -91,6 +118,7 @@ export async function main(p: MainParams): Promise<number> {
     };
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, interactive: !args.json && stderr.isTTY === true };
     const result = await command.run(ctx, args, p);
+    await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
     else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
     return result.exitCode ?? 0;

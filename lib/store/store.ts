@@ -164,6 +164,7 @@ export class Tx {
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
     atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
+    touch(this.ctx.root, rel);
   }
 
   /** The target, if it exists, must be a regular file (a rename would replace a link or fail on a folder). */
@@ -198,6 +199,7 @@ export class Tx {
     if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
     this.lock.intent({ rel, offset: size, data });
     durableAppend(abs, data, this.ctx.env, rel, this.commit);
+    touch(this.ctx.root, rel);
   }
 
   /**
@@ -263,6 +265,7 @@ export class Tx {
     const abs = this.abs(q);
     ensureDir(dirname(abs), q);
     atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit);
+    touch(this.ctx.root, q);
     return q;
   }
 
@@ -277,6 +280,7 @@ export class Tx {
     this.lock.verify();
     try {
       renameSync(from, to);
+      touch(this.ctx.root, fromRel, toRel);
     } catch (e) {
       throw new MemtierError(`cannot move ${fromRel} to ${toRel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: fromRel, cause: e, hint: 'check permissions; nothing was changed' });
     }
@@ -323,6 +327,23 @@ export interface RepairReport {
   temps: string[];
   /** Torn appends cut off: the file and where the torn bytes were saved. */
   torn: { file: string; savedTo: string }[];
+}
+
+/** Root-relative paths each root's mutations changed in this process (for the git auto-commit). */
+const touched = new Map<string, Set<string>>();
+function touch(root: string, ...rels: string[]): void {
+  const key = resolve(root);
+  let set = touched.get(key);
+  if (!set) touched.set(key, (set = new Set()));
+  for (const r of rels) if (!r.startsWith(PATHS.state + '/')) set.add(r);
+}
+
+/** The memory files this process changed under `root` since the last call (and forget them). */
+export function takeTouched(root: string): string[] {
+  const key = resolve(root);
+  const set = touched.get(key);
+  touched.delete(key);
+  return set ? [...set].sort() : [];
 }
 
 interface Held { tx: Tx; depth: number }
