@@ -110,8 +110,9 @@ export function scanFiles(root: string, prev?: Manifest): Scan {
   for (const f of ROOT_FILES) names.push(f);
   for (const d of TOP_DIRS) walk(d);
   const files: Scan['files'] = [];
+  const prefix = root.endsWith('/') ? root : root + '/';
   for (const path of names) {
-    const st = statSync(join(root, path), { throwIfNoEntry: false });
+    const st = statSync(prefix + path, { throwIfNoEntry: false });
     if (st && st.isFile()) files.push({ path, mtimeMs: st.mtimeMs, size: st.size });
   }
   return { files, dirs };
@@ -119,17 +120,20 @@ export function scanFiles(root: string, prev?: Manifest): Scan {
 
 /** Write `idx` as a new build and point the manifest at it. Errors are swallowed (a cache is optional). */
 export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Manifest | undefined {
-  let postingsCount = 0;
-  for (const [, p] of idx.terms()) postingsCount += p.length / STRIDE;
+  const postingsCount = idx.postingCount();
   let shards = 1;
   while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
   const build = `b${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const dir = join(root, INDEX_DIR);
   try {
     mkdirSync(join(dir, build), { recursive: true });
-    const parts: string[][] = Array.from({ length: shards }, () => []);
-    for (const [t, flat] of idx.terms()) parts[termHash(t) % shards]!.push(`${JSON.stringify(t)}:[${flat.join(',')}]`);
-    parts.forEach((p, n) => writeFileSync(join(dir, build, `t-${n}.json`), `{${p.join(',')}}`));
+    // one shard's JSON at a time (a whole-index string would double the peak memory)
+    const byShard: string[][] = Array.from({ length: shards }, () => []);
+    for (const t of idx.terms()) byShard[termHash(t) % shards]!.push(t);
+    byShard.forEach((terms, n) => {
+      const body = terms.map((t) => `${JSON.stringify(t)}:[${idx.flat(t)!.join(',')}]`).join(',');
+      writeFileSync(join(dir, build, `t-${n}.json`), `{${body}}`);
+    });
     const files: FileRow[] = idx.files.map((f) => [f.path, f.mtimeMs, f.size, f.n, f.len]);
     const m: Manifest = { v: CACHE_VERSION, tok: TOKENIZER_VERSION, build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
     const tmp = join(dir, `manifest.json.${build}.tmp`);

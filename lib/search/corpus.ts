@@ -106,7 +106,8 @@ export class MemoryIndex implements IndexView {
   slots = 0;
   paths: string[] = [];
   readonly files: { path: string; mtimeMs: number; size: number; n: number; len: number; docs?: Doc[] }[] = [];
-  private readonly post = new Map<string, number[]>();
+  /** term → growable Int32 buffer of flat postings (4 bytes a number: a 10k-note build stays small). */
+  private readonly post = new Map<string, { a: Int32Array; n: number }>();
   private readonly starts: number[] = [];
   private readonly infos: FileInfo[] = [];
   private readonly docsCache = new Map<number, Doc[]>();
@@ -124,8 +125,15 @@ export class MemoryIndex implements IndexView {
       const tags = d.tagTerms;
       for (const [t, tf] of d.tf) {
         let p = this.post.get(t);
-        if (!p) this.post.set(t, (p = []));
-        p.push(fi, d.pos, tf, len, tags.has(t) ? 1 : 0);
+        if (!p) this.post.set(t, (p = { a: new Int32Array(STRIDE * 2), n: 0 }));
+        if (p.n + STRIDE > p.a.length) {
+          const g = new Int32Array(p.a.length * 2);
+          g.set(p.a);
+          p.a = g;
+        }
+        const a = p.a;
+        a[p.n] = fi; a[p.n + 1] = d.pos; a[p.n + 2] = tf; a[p.n + 3] = len; a[p.n + 4] = tags.has(t) ? 1 : 0;
+        p.n += STRIDE;
       }
       if (this.lazyRoot) d.forget();
     }
@@ -143,10 +151,10 @@ export class MemoryIndex implements IndexView {
   fileStart(file: number): number { return this.starts[file]!; }
   docCount(file: number): number { return this.files[file]?.n ?? 0; }
   live(): boolean { return true; }
-  postingChunks(term: string): ArrayLike<number>[] { const p = this.post.get(term); return p ? [p] : []; }
-  /** The flat postings of a term (for writing the cache). */
-  flat(term: string): number[] | undefined { return this.post.get(term); }
-  df(term: string): number { return (this.post.get(term)?.length ?? 0) / STRIDE; }
+  postingChunks(term: string): ArrayLike<number>[] { const p = this.flat(term); return p ? [p] : []; }
+  /** The flat postings of a term. */
+  flat(term: string): Int32Array | undefined { const p = this.post.get(term); return p ? p.a.subarray(0, p.n) : undefined; }
+  df(term: string): number { return (this.post.get(term)?.n ?? 0) / STRIDE; }
   fileDocs(file: number): Doc[] {
     const f = this.files[file];
     if (!f) return [];
@@ -156,8 +164,10 @@ export class MemoryIndex implements IndexView {
     return d;
   }
   info(file: number): FileInfo { return this.infos[file]!; }
-  /** Every term with its flat postings (for writing the cache). */
-  terms(): IterableIterator<[string, number[]]> { return this.post.entries(); }
+  /** Every term (for writing the cache). */
+  terms(): IterableIterator<string> { return this.post.keys(); }
+  /** Number of postings (all terms). */
+  postingCount(): number { let n = 0; for (const p of this.post.values()) n += p.n / STRIDE; return n; }
 }
 
 /** Read and index every memory file of `root` (no cache). */
