@@ -8,15 +8,22 @@ import { UsageError } from './errors.js';
 export interface Clock {
   /** The current instant. Fixed when set by MEMTIER_NOW / --now. */
   now(): Date;
-  /** IANA time zone used for local days and times. */
+  /** IANA time zone used for local days and times, or LOCAL_TZ ("local") for the machine's zone. */
   readonly tz: string;
 }
+
+/**
+ * The zone name meaning "this machine's zone": local days come from Date's own getters, so a cold
+ * call never pays for ICU (building an Intl.DateTimeFormat costs ~30 ms at start-up).
+ */
+export const LOCAL_TZ = 'local';
 
 export function systemTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
 export function validateTimeZone(tz: string): string {
+  if (tz === LOCAL_TZ || tz === 'UTC') return tz;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return tz;
@@ -41,7 +48,7 @@ export function parseInstant(value: string, source: string): Date {
 }
 
 export function makeClock(opts: { now?: string | undefined; tz?: string | undefined; source?: string }): Clock {
-  const tz = opts.tz ? validateTimeZone(opts.tz) : systemTimeZone();
+  const tz = opts.tz ? validateTimeZone(opts.tz) : LOCAL_TZ;
   if (opts.now) {
     const fixed = parseInstant(opts.now, opts.source ?? 'MEMTIER_NOW');
     return { tz, now: () => new Date(fixed.getTime()) };
@@ -67,6 +74,8 @@ function formatter(tz: string): Intl.DateTimeFormat {
 export interface LocalParts { year: number; month: number; day: number; hour: number; minute: number; second: number }
 
 export function localParts(d: Date, tz: string): LocalParts {
+  if (tz === LOCAL_TZ) return { year: d.getFullYear(), month: d.getMonth() + 1, day: d.getDate(), hour: d.getHours(), minute: d.getMinutes(), second: d.getSeconds() };
+  if (tz === 'UTC' || tz === 'Etc/UTC') return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
   const out: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(d)) {
     if (p.type !== 'literal') out[p.type] = Number(p.value);

@@ -57,3 +57,15 @@ describe('root resolution', () => {
     expect(() => assertMemoryRoot({ root: t, source: 'flag' })).not.toThrow();
   });
 });
+
+describe('clock zones without ICU', () => {
+  it('"local" follows the machine zone and UTC the UTC getters, agreeing with Intl', () => {
+    const d = new Date('2026-05-15T23:30:00Z');
+    expect(makeClock({}).tz).toBe('local');
+    const viaIntl = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
+    expect(localDate(d, 'local')).toBe(viaIntl);
+    expect(localDate(d, 'UTC')).toBe('2026-05-15');
+    expect(localTime(d, 'UTC')).toBe('23:30');
+    expect(localDate(d, 'Etc/UTC')).toBe('2026-05-15');
+  });
+});
