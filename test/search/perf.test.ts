@@ -1,0 +1,41 @@
+/**
+ * bench perf on a tiny synthetic memory (spawns the COMPILED binary: run `npx tsc -p .` first).
+ * No timing assertions: only that every figure is measured and the generator is deterministic.
+ */
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateMemory, runPerf } from '../../lib/bench/perf.js';
+import { rmTree, testCtx } from '../helpers.js';
+
+const dirs: string[] = [];
+const mk = () => { const d = mkdtempSync(join(tmpdir(), 'memtier-perf-test-')); dirs.push(d); return d; };
+afterAll(() => { for (const d of dirs) rmTree(d); });
+
+describe('bench perf', () => {
+  it('generates the same memory for the same size: days, notes with frontmatter, ~10 % Chinese', () => {
+    const a = mk();
+    const b = mk();
+    const sa = generateMemory(a, 200);
+    expect(generateMemory(b, 200)).toEqual(sa);
+    expect(readFileSync(join(a, 'memory/semantic/note-1.md'), 'utf8')).toBe(readFileSync(join(b, 'memory/semantic/note-1.md'), 'utf8'));
+    expect(readdirSync(join(a, 'memory/episodic'))).toHaveLength(60);
+    const note = readFileSync(join(a, 'memory/semantic/note-1.md'), 'utf8');
+    expect(note.split('\n')[1]).toMatch(/^tags: \[/);
+    const all = readdirSync(join(a, 'memory/episodic')).map((f) => readFileSync(join(a, 'memory/episodic', f), 'utf8')).join('');
+    const cjkLines = all.split('\n').filter((l) => /\p{Script=Han}/u.test(l)).length;
+    const lines = all.split('\n').filter((l) => l.startsWith('- ')).length;
+    expect(cjkLines / lines).toBeGreaterThan(0.03);
+    expect(cjkLines / lines).toBeLessThan(0.2);
+  });
+
+  it('measures every figure on a small memory', async () => {
+    const dir = mk();
+    const rep = await runPerf(testCtx(dir), { notes: 60, runs: 1, dir: join(dir, 'mem') });
+    for (const k of ['bareNodeMs', 'buildMs', 'buildPeakRssMb', 'coldSearchMs', 'coldPeakRssMb', 'warmQueryMs', 'warmSearchMs', 'editReflectMs'] as const) {
+      expect(rep[k], k).toBeGreaterThan(0);
+    }
+    expect(rep.files).toBe(61);
+  });
+});
