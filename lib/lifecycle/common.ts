@@ -1,0 +1,170 @@
+/**
+ * Shared plumbing of the lifecycle commands (archive, review, verify, supersede, forget, palace,
+ * consolidate, dream): plan first (read files, no lock), then apply the planned operations in one
+ * short store mutation that first checks every file it rewrites is still what was read.
+ *
+ * A person editing a file while a command thinks wins: the mutation refuses with code
+ * `conflict`, and `applyPlanned` plans again from the new content (at most 3 times).
+ */
+import { localDate } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+import { parseEntries, type LocatedEntry } from '../format/entry.js';
+import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
+import { openStore, readMemoryFile, type Tx } from '../store/store.js';
+
+export type Op =
+  /** Replace (or create) a whole file; `expected` is what was read (null: must not exist). */
+  | { kind: 'write'; rel: string; content: string; expected: string | null }
+  | { kind: 'append'; rel: string; text: string }
+  | { kind: 'move'; from: string; to: string }
+  | { kind: 'trash'; rel: string };
+
+export function today(ctx: Ctx): string {
+  return localDate(ctx.clock.now(), ctx.clock.tz);
+}
+
+/** Read a memory file strictly; undefined when missing. */
+export function read(ctx: Ctx, rel: string): string | undefined {
+  return readMemoryFile(ctx.root, rel);
+}
+
+/** Files the ops change, in order, without duplicates. */
+export function opFiles(ops: Op[]): string[] {
+  const out = new Set<string>();
+  for (const o of ops) {
+    if (o.kind === 'move') { out.add(o.from); out.add(o.to); } else out.add(o.rel);
+  }
+  return [...out];
+}
+
+/** Apply ops inside an open transaction: every `expected` is checked before anything is written. */
+export function applyOpsTx(tx: Tx, ops: Op[]): void {
+  for (const o of ops) {
+    if (o.kind !== 'write') continue;
+    const now = tx.read(o.rel);
+    if ((o.expected === null && now !== undefined) || (o.expected !== null && now !== o.expected)) {
+      throw new MemtierError('changed on disk since it was read (someone edited it); nothing was written', {
+        code: 'conflict', file: o.rel, hint: 'run the command again; it will start from the new content',
+      });
+    }
+  }
+  for (const o of ops) {
+    switch (o.kind) {
+      case 'write': tx.write(o.rel, o.content, { expected: o.expected }); break;
+      case 'append': tx.append(o.rel, o.text); break;
+      case 'move': tx.move(o.from, o.to); break;
+      case 'trash': tx.trash(o.rel); break;
+    }
+  }
+}
+
+export interface Planned<R> { ops: Op[]; result: R }
+
+/**
+ * Plan (no lock), then apply under the lock. On a conflict (a file changed between the plan and
+ * the write) plan again from the new content, up to `attempts` times; `beforeApply` is a test hook
+ * that runs between planning and applying. Returns the last plan's result and whether it was applied.
+ */
+export function applyPlanned<R>(
+  ctx: Ctx,
+  plan: () => Planned<R>,
+  opts: { dryRun?: boolean; attempts?: number; beforeApply?: (attempt: number) => void } = {},
+): { result: R; ops: Op[]; applied: boolean; retries: number } {
+  const attempts = opts.attempts ?? 3;
+  for (let i = 0; ; i++) {
+    const p = plan();
+    if (opts.dryRun || p.ops.length === 0) return { result: p.result, ops: p.ops, applied: false, retries: i };
+    opts.beforeApply?.(i);
+    try {
+      openStore(ctx).mutate((tx) => applyOpsTx(tx, p.ops));
+      return { result: p.result, ops: p.ops, applied: true, retries: i };
+    } catch (e) {
+      if (e instanceof MemtierError && e.code === 'conflict' && i + 1 < attempts) continue;
+      throw e;
+    }
+  }
+}
+
+export interface DayFile extends FileInfo { date: string }
+
+/** Episodic days (memory/episodic/ and OpenClaw's memory/YYYY-MM-DD*.md), sorted by date then path. */
+export function dayFiles(root: string, kinds: FileInfo['kind'][] = ['episodic', 'legacy-daily']): DayFile[] {
+  const out: DayFile[] = [];
+  for (const rel of listMemoryFiles(root)) {
+    const info = classify(rel);
+    if (info.date && kinds.includes(info.kind)) out.push(info as DayFile);
+  }
+  return out.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.rel < b.rel ? -1 : 1));
+}
+
+export interface SourcedEntry extends LocatedEntry {
+  path: string;
+  /** The entry's own date, else its file's day. */
+  day?: string;
+}
+
+/** Entries of a file with their source path and day. */
+export function entriesOf(rel: string, text: string, fileDate?: string): SourcedEntry[] {
+  return parseEntries(text).map((e) => {
+    const day = e.date ?? fileDate;
+    return day ? { ...e, path: rel, day } : { ...e, path: rel };
+  });
+}
+
+/** Text compared for duplicates: case, spacing, punctuation, tags and ids ignored. */
+export function normalizeText(s: string): string {
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s\^[a-z0-9-]+\s*$/i, '')
+    .replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+    .replace(/[\s\p{P}\p{S}]+/gu, ' ')
+    .trim();
+}
+
+/** A citation of an entry: `path#^id` when it has an id, else `path#Lline`. */
+export function cite(e: { path: string; id?: string | undefined; line: number }): string {
+  return e.id ? `${e.path}#^${e.id}` : `${e.path}#L${e.line}`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Insert `lines` at the end of the section whose heading matches, creating the section at the end if missing. */
+export function upsertSection(text: string, heading: string, newLines: string[], replace = false): string {
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const h = lines.findIndex((l) => l.trim().toLowerCase() === heading.toLowerCase());
+  if (h < 0) return `${lines.join('\n')}\n\n${heading}\n${newLines.join('\n')}\n`;
+  let end = h + 1;
+  while (end < lines.length && !/^#{1,6}\s/.test(lines[end]!)) end++;
+  let body = lines.slice(h + 1, end);
+  if (replace) body = newLines;
+  else {
+    while (body.length && body[body.length - 1]!.trim() === '') body.pop();
+    body = [...body, ...newLines];
+  }
+  const tail = lines.slice(end);
+  const out = [...lines.slice(0, h + 1), ...body, ...(tail.length ? ['', ...tail] : [])];
+  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}
+
+/** Lines of the section under `heading` (exact match, case-insensitive), or undefined. */
+export function sectionLines(text: string, headingRe: RegExp): { start: number; end: number; lines: string[] } | undefined {
+  const lines = text.split('\n');
+  const h = lines.findIndex((l) => /^#{1,6}\s/.test(l) && headingRe.test(l.replace(/^#{1,6}\s+/, '').trim()));
+  if (h < 0) return undefined;
+  let end = h + 1;
+  while (end < lines.length && !/^#{1,6}\s/.test(lines[end]!)) end++;
+  return { start: h, end, lines: lines.slice(h + 1, end) };
+}
+
+/** The result every lifecycle command returns for --json. */
+export interface LifecycleReport {
+  ok: boolean;
+  dryRun: boolean;
+  changed: boolean;
+  files: string[];
+  message: string;
+}
