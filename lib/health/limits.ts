@@ -57,6 +57,9 @@ export function limitsFrom(env: NodeJS.ProcessEnv): Limits {
   // the WAL's own rotation limit (lib/wal/rotate.ts) is the buffer limit unless health's is set
   const wal = env.MEMTIER_BUFFER_MAX_LINES;
   if (env[envName('bufferLines')] === undefined && wal !== undefined && Number.isFinite(Number(wal)) && Number(wal) >= 2) out.bufferLines = Math.floor(Number(wal));
+  // likewise the archive's TTL (lib/lifecycle/archive.ts) is the episodic TTL
+  const ttl = env.MEMTIER_ARCHIVE_DAYS;
+  if (env[envName('episodicTtlDays')] === undefined && ttl !== undefined && ttl !== '' && Number.isFinite(Number(ttl)) && Number(ttl) >= 0) out.episodicTtlDays = Math.floor(Number(ttl));
   return out;
 }
 

@@ -96,3 +96,14 @@ describe('a check that throws', () => {
     expect(r.exitCode).toBe(1);
   });
 });
+
+describe('limits', () => {
+  it('follow the WAL\'s and the archive\'s settings unless health\'s own are set', async () => {
+    const { limitsFrom } = await import('../../lib/health/limits.js');
+    expect(limitsFrom({}).bufferLines).toBe(80);
+    expect(limitsFrom({ MEMTIER_BUFFER_MAX_LINES: '120' }).bufferLines).toBe(120);
+    expect(limitsFrom({ MEMTIER_BUFFER_MAX_LINES: '120', MEMTIER_HEALTH_BUFFER_LINES: '90' }).bufferLines).toBe(90);
+    expect(limitsFrom({ MEMTIER_ARCHIVE_DAYS: '60' }).episodicTtlDays).toBe(60);
+    expect(limitsFrom({ MEMTIER_HEALTH_HOST_MAX_CHARS: '30000' }).hostMaxChars).toBe(30000);
+  });
+});
