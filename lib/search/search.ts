@@ -329,13 +329,34 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   return resp;
 }
 
+/**
+ * Word-set overlap of two entries for near-duplicate collapse. Deliberately shallow (lower-cased
+ * letter/digit runs; CJK as character bigrams; no stemming, no dictionary segmentation): cheap,
+ * and two copies of a fact share their surface words anyway.
+ */
+const shingleCache = new WeakMap<Doc, Set<string>>();
+function shingles(d: Doc): Set<string> {
+  let s = shingleCache.get(d);
+  if (s) return s;
+  s = new Set<string>();
+  for (const run of d.u.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) {
+      const ch = [...run];
+      for (let i = 0; i + 1 < ch.length; i++) s.add(ch[i]! + ch[i + 1]!);
+      if (ch.length === 1) s.add(run);
+    } else s.add(run);
+  }
+  shingleCache.set(d, s);
+  return s;
+}
+
 function jaccard(a: Doc, b: Doc): number {
-  const sa = a.u.id ? a.tf.size - 1 : a.tf.size;
-  const sb = b.u.id ? b.tf.size - 1 : b.tf.size;
-  if (sa < 3 || sb < 3) return 0;
+  const sa = shingles(a);
+  const sb = shingles(b);
+  if (sa.size < 3 || sb.size < 3) return 0;
   let inter = 0;
-  for (const t of a.tf.keys()) if (t[0] !== '^' && b.tf.has(t)) inter++;
-  return inter / (sa + sb - inter);
+  for (const t of sa) if (sb.has(t)) inter++;
+  return inter / (sa.size + sb.size - inter);
 }
 
 function round(x: number): number {
