@@ -1,0 +1,207 @@
+/**
+ * Git history of the memory: auto-commit of what a command changed, and `sync` (pull --rebase,
+ * push) for memories shared between machines.
+ *
+ * - Only memory paths are committed (`git commit -- PATHS`): whatever else a person has staged in
+ *   the same repository stays staged and uncommitted.
+ * - Every git call gets `core.fsync=all` with `core.fsyncMethod=fsync` (git ≥ 2.36) and the older
+ *   `core.fsyncObjectFiles=true`, so a commit that returned survives a power cut.
+ * - Commits run under the memory root's lock (lib/store), so two memtier processes never race on
+ *   the git index.
+ * - A `.git/index.lock` left by a killed git is removed when no git process works in this
+ *   repository (Linux: /proc; elsewhere: when the lock is older than 10 minutes).
+ * - `MEMTIER_GIT=off` turns all of this off.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+import { openStore } from '../store/store.js';
+
+/** The .gitattributes lines that make concurrent appends from two machines merge (init --git writes them). */
+export const GITATTRIBUTES = [
+  '# memtier: append-only logs merge by union (both sides\' new lines are kept)',
+  'memory/working-buffer.md merge=union',
+  'memory/episodic/*.md merge=union',
+  'memory/archive/**/*.md merge=union',
+  'memory/*.md merge=union',
+  'DREAMS.md merge=union',
+  '',
+].join('\n');
+
+/** What memtier commits in a memory repository ('all'): the memory's own files only. */
+export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
+
+const FSYNC = ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', '-c', 'core.fsyncObjectFiles=true'];
+
+export function gitEnabled(env: NodeJS.ProcessEnv): boolean {
+  const v = (env.MEMTIER_GIT ?? '').toLowerCase();
+  return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
+}
+
+/** Is `root` the top of a git work tree (has its own .git)? */
+export function isGitRepo(root: string): boolean {
+  return existsSync(join(root, '.git'));
+}
+
+export interface GitRun { code: number; stdout: string; stderr: string }
+
+function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
+  for (const [k, v] of Object.entries(env)) if ((k.startsWith('GIT_') || k === 'HOME' || k === 'SSH_AUTH_SOCK' || k === 'XDG_CONFIG_HOME') && v !== undefined) out[k] = v;
+  if (!out.HOME) out.HOME = '/nonexistent';
+  return out;
+}
+
+/** Run git in `root` (no shell). */
+export function git(ctx: Pick<Ctx, 'root' | 'env'>, args: string[], opts: { input?: string } = {}): GitRun {
+  const r = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', [...FSYNC, ...args], {
+    cwd: ctx.root, env: gitEnv(ctx.env), encoding: 'utf8', input: opts.input, maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error) throw new MemtierError(`cannot run git: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}`, { code: 'git', hint: 'install git, or set MEMTIER_GIT=off' });
+  return { code: r.status ?? 128, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+function gitDir(root: string): string {
+  const dot = join(root, '.git');
+  try {
+    if (statSync(dot).isFile()) {
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dot, 'utf8'));
+      if (m) return resolve(root, m[1]!.trim());
+    }
+  } catch { /* plain folder */ }
+  return dot;
+}
+
+/** Is any git process working in `root`? (Linux /proc; undefined when that cannot be known.) */
+function gitProcessIn(root: string): boolean | undefined {
+  let pids: string[];
+  try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return undefined; }
+  const want = resolve(root);
+  for (const pid of pids) {
+    try {
+      const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      if (!comm.startsWith('git')) continue;
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (cwd === want || cwd.startsWith(want + '/')) return true;
+    } catch { /* gone or not ours */ }
+  }
+  return false;
+}
+
+/**
+ * Remove a `.git/index.lock` left behind by a killed git: only when no git process is working in
+ * this repository (or, where processes cannot be listed, when the lock is older than 10 minutes).
+ * Returns true when a lock was removed.
+ */
+export function recoverIndexLock(root: string, nowMs: number): boolean {
+  const lock = join(gitDir(root), 'index.lock');
+  let st;
+  try { st = statSync(lock); } catch { return false; }
+  const busy = gitProcessIn(root);
+  if (busy === true) return false;
+  if (busy === undefined && nowMs - st.mtimeMs < 10 * 60_000) return false;
+  try { unlinkSync(lock); return true; } catch { return false; }
+}
+
+export function commitMessage(cmd: string, summary: string): string {
+  const s = summary.replace(/\s+/g, ' ').trim();
+  return `memtier ${cmd}: ${s || 'update memory'}`;
+}
+
+export interface CommitResult { committed: boolean; reason?: string; commit?: string; files: string[]; recoveredLock?: boolean }
+
+function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
+  const has = (k: string): boolean => git(ctx, ['config', '--get', k]).code === 0 || !!ctx.env[k === 'user.name' ? 'GIT_AUTHOR_NAME' : 'GIT_AUTHOR_EMAIL'];
+  const out: string[] = [];
+  if (!has('user.name')) out.push('-c', 'user.name=memtier');
+  if (!has('user.email')) out.push('-c', 'user.email=memtier@localhost');
+  return out;
+}
+
+function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
+  const recoveredLock = recoverIndexLock(ctx.root, ctx.clock.now().getTime());
+  const base: CommitResult = { committed: false, files: [], ...(recoveredLock ? { recoveredLock } : {}) };
+  const existing = specs.filter((s) => s.length > 0);
+  if (existing.length === 0) return { ...base, reason: 'nothing to commit' };
+  // Stage the memory paths (new, changed, deleted); ignore pathspecs git does not know at all.
+  const add = git(ctx, ['add', '-A', '--ignore-errors', '--', ...existing]);
+  if (add.code !== 0 && !/did not match any files/.test(add.stderr)) {
+    throw new MemtierError(`git add failed: ${add.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
+  }
+  const staged = git(ctx, ['diff', '--cached', '--no-renames', '--name-only', '-z', '--', ...existing]);
+  const files = staged.stdout.split('\0').filter(Boolean);
+  if (files.length === 0) return { ...base, reason: 'nothing to commit' };
+  const c = git(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: message.endsWith('\n') ? message : message + '\n' });
+  if (c.code !== 0) throw new MemtierError(`git commit failed: ${(c.stderr || c.stdout).trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
+  const head = git(ctx, ['rev-parse', 'HEAD']).stdout.trim();
+  return { ...base, committed: true, commit: head, files };
+}
+
+/**
+ * Commit `files` (root-relative memory paths) or every memory path ('all') with `message`.
+ * Nothing happens when the root is not a git repository or MEMTIER_GIT=off.
+ */
+export function autoCommit(ctx: Ctx, files: string[] | 'all', message: string): CommitResult {
+  if (!gitEnabled(ctx.env)) return { committed: false, reason: 'MEMTIER_GIT=off', files: [] };
+  if (!isGitRepo(ctx.root)) return { committed: false, reason: 'not a git repository', files: [] };
+  const specs = files === 'all' ? MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p))) : files.filter((f) => !f.startsWith('.memtier/'));
+  return openStore(ctx).mutate(() => commitNow(ctx, specs, message));
+}
+
+export interface SyncResult {
+  ok: boolean;
+  committed?: string;
+  pulled: boolean;
+  pushed: boolean;
+  /** Files in conflict when the rebase stopped (it is aborted; nothing is lost). */
+  conflicts: string[];
+  message: string;
+}
+
+/** `memtier sync`: commit local memory changes, pull --rebase, push. */
+export function sync(ctx: Ctx, opts: { dryRun?: boolean; remote?: string; push?: boolean } = {}): SyncResult {
+  if (!isGitRepo(ctx.root)) throw new MemtierError('the memory is not a git repository', { code: 'git', file: ctx.root, hint: 'run "memtier init --git" or "git init" in the memory folder, then add a remote' });
+  const res: SyncResult = { ok: true, pulled: false, pushed: false, conflicts: [], message: '' };
+  const upstream = git(ctx, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}']);
+  const remotes = git(ctx, ['remote']).stdout.split('\n').filter(Boolean);
+  const remote = opts.remote ?? (upstream.code === 0 ? upstream.stdout.trim().split('/')[0] : remotes[0]);
+  if (!remote) throw new MemtierError('the memory repository has no remote', { code: 'git', hint: 'add one: git remote add origin URL' });
+  const branch = git(ctx, ['rev-parse', '--abbrev-ref', 'HEAD']).stdout.trim();
+  if (opts.dryRun) {
+    const st = git(ctx, ['status', '--porcelain', '--', ...MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p)))]).stdout.split('\n').filter(Boolean);
+    res.message = `would commit ${st.length} changed memory file(s), pull --rebase from ${remote}/${branch} and push`;
+    return res;
+  }
+  const c = autoCommit(ctx, 'all', 'memtier sync: local memory changes before pull');
+  if (c.committed && c.commit) res.committed = c.commit;
+  return openStore(ctx).mutate(() => {
+    const hasRemoteBranch = git(ctx, ['ls-remote', '--exit-code', '--heads', remote, branch]).code === 0;
+    if (hasRemoteBranch) {
+      const pull = git(ctx, ['-c', 'rebase.autoStash=true', 'pull', '--rebase', '--no-edit', remote, branch]);
+      if (pull.code !== 0) {
+        const conflicts = git(ctx, ['diff', '--name-only', '--diff-filter=U']).stdout.split('\n').filter(Boolean);
+        git(ctx, ['rebase', '--abort']);
+        res.ok = false;
+        res.conflicts = conflicts;
+        res.message = conflicts.length
+          ? `pull --rebase stopped on conflicts in ${conflicts.join(', ')}; the rebase was aborted, your commits are intact`
+          : `git pull failed: ${pull.stderr.trim().split('\n').pop()}`;
+        return res;
+      }
+      res.pulled = true;
+    }
+    if (opts.push !== false) {
+      const push = git(ctx, ['push', ...(upstream.code === 0 ? [] : ['-u']), remote, `HEAD:${branch}`]);
+      if (push.code !== 0) {
+        res.ok = false;
+        res.message = `git push failed: ${push.stderr.trim().split('\n').pop()}`;
+        return res;
+      }
+      res.pushed = true;
+    }
+    res.message = `synced with ${remote}/${branch}${res.committed ? ' (committed local changes first)' : ''}: ${res.pulled ? 'pulled (rebase)' : 'nothing to pull'}, ${res.pushed ? 'pushed' : 'not pushed'}`;
+    return res;
+  });
+}

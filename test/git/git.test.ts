@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { autoCommit, GITATTRIBUTES, recoverIndexLock, sync } from '../../lib/git/index.js';
+import { runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
+
+const ENV = { PATH: process.env.PATH, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
+
+function g(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...ENV, HOME: cwd } });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function repo(files: Record<string, string>): string {
+  const root = tmpTree(files);
+  g(root, 'init', '-q', '-b', 'main');
+  g(root, 'add', '-A');
+  g(root, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'init');
+  return root;
+}
+
+describe('git auto-commit', () => {
+  it('a writing command commits only memory paths, with a message saying what changed; nothing when nothing changed', async () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-03-01.md': '# old\n', 'notes.txt': 'x\n' });
+    writeFileSync(join(root, 'notes.txt'), 'staged by a person\n');
+    g(root, 'add', 'notes.txt');
+    const r = await runCli(['archive', '--root', root], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(g(root, 'log', '-1', '--format=%s')).toMatch(/^memtier archive: moved 1 episodic day/);
+    const files = g(root, 'show', '--no-renames', '--name-status', '--format=', 'HEAD').trim().split('\n');
+    expect(files.sort()).toEqual(['A\tmemory/archive/2026/03/2026-03-01.md', 'D\tmemory/episodic/2026-03-01.md'].sort());
+    // the person's staged change is still staged and not committed
+    expect(g(root, 'diff', '--cached', '--name-only').trim()).toBe('notes.txt');
+    const count = g(root, 'rev-list', '--count', 'HEAD');
+    const again = await runCli(['archive', '--root', root], { env: ENV });
+    expect(again.code).toBe(0);
+    expect(g(root, 'rev-list', '--count', 'HEAD')).toBe(count);
+  });
+
+  it('MEMTIER_GIT=off commits nothing; autoCommit("all") commits memory files only', async () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-03-01.md': '# old\n' });
+    await runCli(['archive', '--root', root], { env: { ...ENV, MEMTIER_GIT: 'off' } });
+    expect(g(root, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
+    writeFileSync(join(root, 'other.txt'), 'not memory\n');
+    const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), 'all', 'memtier test: everything');
+    expect(c.committed).toBe(true);
+    expect(g(root, 'status', '--porcelain')).toBe('?? other.txt\n');
+  });
+
+  it('recovers a .git/index.lock left by a killed commit', () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    writeFileSync(join(root, '.git/index.lock'), '');
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- new\n');
+    const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), ['MEMORY.md'], 'memtier test: after a crash');
+    expect(c.recoveredLock).toBe(true);
+    expect(c.committed).toBe(true);
+    expect(existsSync(join(root, '.git/index.lock'))).toBe(false);
+    expect(recoverIndexLock(root, Date.now())).toBe(false);
+  });
+});
+
+describe('memtier sync', () => {
+  it('two clones and a bare remote: concurrent appends to the same episodic day both survive', async () => {
+    const base = tmpTree({});
+    const bare = join(base, 'remote.git');
+    g(base, 'init', '-q', '--bare', '-b', 'main', bare);
+    const seed = join(base, 'seed');
+    mkdirSync(seed);
+    writeTree(seed, { '.gitattributes': GITATTRIBUTES, 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-05-15.md': '# 2026-05-15\n- 09:00 [EVENT] start ^start001\n' });
+    g(seed, 'init', '-q', '-b', 'main');
+    g(seed, 'add', '-A');
+    g(seed, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'seed');
+    g(seed, 'remote', 'add', 'origin', bare);
+    g(seed, 'push', '-q', '-u', 'origin', 'main');
+    const a = join(base, 'a'), b = join(base, 'b');
+    g(base, 'clone', '-q', bare, a);
+    g(base, 'clone', '-q', bare, b);
+    const day = 'memory/episodic/2026-05-15.md';
+    appendFileSync(join(a, day), '- 10:00 [EVENT] from machine A ^aaaa0001\n');
+    appendFileSync(join(b, day), '- 10:05 [EVENT] from machine B ^bbbb0001\n');
+    const ra = await runCli(['sync', '--root', a, '--json'], { env: ENV });
+    expect(ra.code).toBe(0);
+    expect(JSON.parse(ra.stdout).pushed).toBe(true);
+    const rb = await runCli(['sync', '--root', b, '--json'], { env: ENV });
+    expect(rb.code).toBe(0);
+    const jb = JSON.parse(rb.stdout);
+    expect(jb.pulled).toBe(true);
+    expect(jb.pushed).toBe(true);
+    const ra2 = await runCli(['sync', '--root', a], { env: ENV });
+    expect(ra2.code).toBe(0);
+    for (const dir of [a, b]) {
+      const text = readFileSync(join(dir, day), 'utf8');
+      expect(text).toContain('^aaaa0001');
+      expect(text).toContain('^bbbb0001');
+      expect(text).toContain('^start001');
+    }
+    expect(g(a, 'rev-parse', 'HEAD')).toBe(g(b, 'rev-parse', 'HEAD'));
+  });
+
+  it('refuses a memory that is not a git repository', () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    expect(() => sync(testCtx(root, undefined, 'UTC', ENV))).toThrow(/not a git repository/);
+  });
+});
