@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo } from '../format/layout.js';
 import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './corpus.js';
-import { TOKENIZER_VERSION } from './tokenize.js';
+import { cjkMode, setCjkMode, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
 export const CACHE_VERSION = 2;
@@ -36,9 +36,20 @@ export const SHARD_POSTINGS = 4000;
 
 type FileRow = [path: string, mtimeMs: number, size: number, nDocs: number, len: number];
 type DirRow = [dir: string, mtimeMs: number, subdirs: string[]];
-export interface Manifest { v: number; tok: number; build: string; shards: number; N: number; totalLen: number; files: FileRow[]; dirs: DirRow[] }
+export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; files: FileRow[]; dirs: DirRow[] }
 
 export class StaleBuildError extends Error {}
+
+/** The tokenizer's version and CJK mode: an index built with another is rebuilt. */
+function tokenizerKey(): string {
+  return `${TOKENIZER_VERSION}:${cjkMode()}`;
+}
+
+/** Apply MEMTIER_CJK from the command's environment (ctx.env) to the tokenizer. */
+export function applyTokenizerEnv(env: NodeJS.ProcessEnv): void {
+  const v = env.MEMTIER_CJK;
+  setCjkMode(v === 'bigram' || v === 'icu' ? v : undefined);
+}
 
 /** FNV-1a 32-bit. */
 export function termHash(t: string): number {
@@ -53,7 +64,7 @@ export function termHash(t: string): number {
 function readManifest(root: string): Manifest | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
-    if (m.v !== CACHE_VERSION || m.tok !== TOKENIZER_VERSION || !Array.isArray(m.files) || !Array.isArray(m.dirs)) return undefined;
+    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || !Array.isArray(m.files) || !Array.isArray(m.dirs)) return undefined;
     return m;
   } catch {
     return undefined;
@@ -135,7 +146,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
       writeFileSync(join(dir, build, `t-${n}.json`), `{${body}}`);
     });
     const files: FileRow[] = idx.files.map((f) => [f.path, f.mtimeMs, f.size, f.n, f.len]);
-    const m: Manifest = { v: CACHE_VERSION, tok: TOKENIZER_VERSION, build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
+    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
     renameSync(tmp, join(dir, 'manifest.json'));
@@ -259,11 +270,13 @@ function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
 
 /** Build the full index from the files, write it to the cache, return it. */
 export function rebuildIndex(ctx: Ctx): MemoryIndex {
+  applyTokenizerEnv(ctx.env);
   return buildFrom(ctx, scanFiles(ctx.root));
 }
 
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
 export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
+  applyTokenizerEnv(ctx.env);
   const m = readManifest(ctx.root);
   const scan = scanFiles(ctx.root, m);
   if (!m) {

@@ -15,7 +15,7 @@
  *    unless `includeFaded`.
  * 6. Every entry shown is recorded in the recall history.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
@@ -112,7 +112,7 @@ function writeCache(root: string, c: CacheFile): void {
   const abs = join(root, CACHE_FILE);
   try {
     mkdirSync(join(root, '.memtier'), { recursive: true });
-    const tmp = `${abs}.${process.pid}.tmp`;
+    const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(tmp, JSON.stringify(c));
     renameSync(tmp, abs);
   } catch { /* the cache is an optimization */ }

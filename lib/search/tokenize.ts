@@ -25,6 +25,7 @@ const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
 const SPLIT_CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+)/u;
 
 let segMode: 'icu' | 'bigram' | undefined;
+let forcedMode: 'icu' | 'bigram' | undefined;
 const segmenters = new Map<string, Intl.Segmenter>();
 
 function segmenter(locale: string): Intl.Segmenter {
@@ -36,8 +37,12 @@ function segmenter(locale: string): Intl.Segmenter {
   return s;
 }
 
-/** Which CJK strategy this runtime supports: `icu` (dictionary word breaks) or `bigram`. */
-export function cjkMode(env: NodeJS.ProcessEnv = process.env): 'icu' | 'bigram' {
+/**
+ * Which CJK strategy is in force: `icu` (dictionary word breaks) or `bigram`. MEMTIER_CJK=bigram|icu
+ * in `env` (ctx.env) forces one; otherwise the runtime is probed once.
+ */
+export function cjkMode(env: NodeJS.ProcessEnv = {}): 'icu' | 'bigram' {
+  if (forcedMode) return forcedMode;
   if (env.MEMTIER_CJK === 'bigram') return 'bigram';
   if (env.MEMTIER_CJK === 'icu') return 'icu';
   if (segMode) return segMode;
@@ -50,8 +55,7 @@ export function cjkMode(env: NodeJS.ProcessEnv = process.env): 'icu' | 'bigram' 
   return segMode;
 }
 
-let forcedMode: 'icu' | 'bigram' | undefined;
-/** For tests: force a CJK mode (undefined = detect). */
+/** Force a CJK mode (undefined = detect); search applies MEMTIER_CJK from ctx.env through it. */
 export function setCjkMode(mode: 'icu' | 'bigram' | undefined): void {
   forcedMode = mode;
 }
@@ -66,7 +70,7 @@ function bigrams(run: string, out: string[]): void {
 }
 
 function cjk(run: string, out: string[]): void {
-  const mode = forcedMode ?? cjkMode();
+  const mode = cjkMode();
   if (mode === 'bigram') return bigrams(run, out);
   const seg = segmenter(KANA.test(run) ? 'ja' : 'zh');
   for (const p of seg.segment(run)) {

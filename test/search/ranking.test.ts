@@ -131,3 +131,25 @@ describe('ranking', () => {
     expect(await search(ctx, 'kubernetes helm')).toEqual([]);
   });
 });
+
+describe('CJK without ICU word breaks (MEMTIER_CJK=bigram)', () => {
+  it('finds Chinese and mixed entries through character bigrams, and rebuilds the cache for the mode', async () => {
+    const zh = tmpTree({
+      'MEMORY.md': '# 记忆\n- [基础设施](memory/semantic/infra.md) — 服务器与部署\n',
+      'memory/episodic/2026-05-14.md': '- 10:00 [EVENT] Docker 部署失败，镜像拉取超时 ^zhb00001\n- 11:00 [EVENT] 周会讨论了预算 ^zhb00002\n- 12:00 [TECH] nginx reload fixed the 502 errors ^zhb00003\n',
+    });
+    try {
+      const icu = testCtx(zh);
+      const bigram = testCtx(zh, undefined, 'UTC', { MEMTIER_CJK: 'bigram' });
+      const first = async (c: typeof icu, q: string) => (await search(c, q))[0]?.id;
+      expect(await first(icu, '部署失败')).toBe('zhb00001');
+      expect(await first(bigram, '部署失败')).toBe('zhb00001'); // 部署 署失 失败 all in the entry
+      expect(await first(bigram, '预算')).toBe('zhb00002');
+      expect(await first(bigram, 'docker 部署')).toBe('zhb00001');
+      expect(await first(bigram, 'nginx 502')).toBe('zhb00003'); // English in a Chinese memory
+      expect(await first(icu, '预算')).toBe('zhb00002'); // and back: the ICU index is rebuilt again
+    } finally {
+      rmTree(zh);
+    }
+  });
+});
