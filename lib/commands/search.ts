@@ -59,7 +59,7 @@ function render(resp: SearchResponse, explain: boolean): string {
   if (resp.range) out.push(`time: ${resp.range.from}${resp.range.to !== resp.range.from ? ` … ${resp.range.to}` : ''} (from "${resp.range.phrases.join('", "')}")`);
   resp.results.forEach((r, i) => {
     const meta = [r.type && `[${r.type}]`, r.date, r.tier, r.tags.length ? r.tags.map((t) => `#${t}`).join(' ') : undefined].filter(Boolean).join(' ');
-    out.push(`${i + 1}. ${citation(r)}${r.id ? ` ^${r.id}` : ''}  ${meta}  score ${r.score}`);
+    out.push(`${i + 1}. ${citation(r)}${r.id ? ` ^${r.id}` : ''}  ${meta}  score ${r.score}${r.via !== 'terms' ? ` (via ${r.via === 'context' ? 'a neighbouring entry' : 'the time range'})` : ''}`);
     out.push(`   ${r.heading ? `${r.heading} — ` : ''}${oneLineText(r.text)}`);
     if (r.duplicates?.length) out.push(`   (+${r.duplicates.length} near-duplicate${r.duplicates.length > 1 ? 's' : ''}: ${r.duplicates.join(', ')})`);
     if (explain && r.explain) out.push(`   explain: ${Object.entries(r.explain).map(([k, v]) => `${k}=${v}`).join(' ')}`);

@@ -179,7 +179,7 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
     };
     const hotList = hotDocs(view, history, Math.min(RECALL_DEFAULTS.hotMax, budget.limit));
     for (const { d } of hotList) {
-      const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1 };
+      const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1, via: 'hot' };
       if (d.u.id) r.id = d.u.id;
       if (d.u.type) r.type = d.u.type;
       if (d.u.date) r.date = d.u.date;

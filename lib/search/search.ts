@@ -95,6 +95,8 @@ export interface SearchResult {
   activation: number;
   /** Every factor of the score (--explain). */
   explain?: Record<string, number | string>;
+  /** Why it is here: query terms, only its neighbours' terms (context), only the time range, or the hot tier (recall). */
+  via: 'terms' | 'context' | 'time' | 'hot';
   /** Near-duplicates folded into this result (`path#Lx`). */
   duplicates?: string[];
 }
@@ -279,7 +281,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; explain?: Record<string, number | string> }[] = [];
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -302,7 +304,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const time = range && !listRange && u.date && u.date >= range.from && u.date <= range.to ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup;
-    const item: (typeof scored)[number] = { d, score, act };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
     if (opts.explain) {
       item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
@@ -319,7 +321,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (results.length >= k) break;
     const dup = chosen.find((c) => jaccard(c.d, s.d) >= PARAMS.dupJaccard);
     if (dup) { (dup.r.duplicates ??= []).push(`${s.d.u.path}#L${s.d.u.line}`); continue; }
-    const r = toResult(s.d, s.score, s.act);
+    const r = toResult(s.d, s.score, s.act, s.via);
     if (s.explain) r.explain = s.explain;
     results.push(r);
     chosen.push({ d: s.d, r });
@@ -363,9 +365,9 @@ function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-function toResult(d: Doc, score: number, act: number): SearchResult {
+function toResult(d: Doc, score: number, act: number, via: SearchResult['via']): SearchResult {
   const u = d.u;
-  const r: SearchResult = { key: unitKey(d), path: u.path, line: u.line, endLine: u.endLine, tags: u.tags, tier: tierOf(d), kind: u.kind, heading: u.heading, text: u.text, score: round(score), activation: round(act) };
+  const r: SearchResult = { key: unitKey(d), path: u.path, line: u.line, endLine: u.endLine, tags: u.tags, tier: tierOf(d), kind: u.kind, heading: u.heading, text: u.text, score: round(score), activation: round(act), via };
   if (u.id) r.id = u.id;
   if (u.type) r.type = u.type;
   if (u.date) r.date = u.date;
