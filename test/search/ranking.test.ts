@@ -70,9 +70,11 @@ describe('ranking', () => {
   it('Chinese queries find Chinese entries', async () => {
     const got = await paths('部署失败');
     expect(got[0]).toBe('memory/episodic/2026-05-14.md#L1');
-    const r = await search(ctx, '镜像仓库');
+    // 镜像 is in both entries, 仓库 only in the decision: the decision first
+    expect(await paths('镜像仓库')).toEqual(['memory/episodic/2026-05-14.md#L2', 'memory/episodic/2026-05-14.md#L1']);
+    // 阿里云 only in the decision; its neighbour comes second through context alone
+    const r = await search(ctx, '阿里云');
     expect(r.map((x) => [x.line, x.via])).toEqual([[2, 'terms'], [1, 'context']]);
-    // (#L1 comes second only through neighbour context: it shares no term with the query)
   });
 
   it('mixed-script queries match both scripts', async () => {
