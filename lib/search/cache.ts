@@ -3,7 +3,7 @@
  * nothing; gitignored with the rest of .memtier). Read lazily, never stale.
  *
  *   .memtier/index/manifest.json      { v, tok, build, shards, N, totalLen,
- *                                       files: [[path, mtimeMs, size, nEntries, len]],
+ *                                       files: { path: [], mtimeMs: [], size: [], n: [], len: [] },
  *                                       dirs: [[dir, mtimeMs, [subdirs]]] }
  *   .memtier/index/<build>/t-<n>.json  term shard n: { term: [file, pos, tf, len, tag, file, …] }
  *
@@ -27,16 +27,17 @@ import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './c
 import { cjkMode, setCjkMode, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 2;
+export const CACHE_VERSION = 3;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;
 /** Postings per shard the writer aims at. */
 export const SHARD_POSTINGS = 4000;
 
-type FileRow = [path: string, mtimeMs: number, size: number, nDocs: number, len: number];
 type DirRow = [dir: string, mtimeMs: number, subdirs: string[]];
-export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; files: FileRow[]; dirs: DirRow[] }
+/** Files as parallel arrays (5 arrays parse faster and leave less garbage than 10,000 rows). */
+export interface ManifestFiles { path: string[]; mtimeMs: number[]; size: number[]; n: number[]; len: number[] }
+export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; files: ManifestFiles; dirs: DirRow[] }
 
 export class StaleBuildError extends Error {}
 
@@ -64,7 +65,7 @@ export function termHash(t: string): number {
 function readManifest(root: string): Manifest | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
-    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || !Array.isArray(m.files) || !Array.isArray(m.dirs)) return undefined;
+    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || !m.files || !Array.isArray(m.files.path) || !Array.isArray(m.dirs)) return undefined;
     return m;
   } catch {
     return undefined;
@@ -86,12 +87,12 @@ export function scanFiles(root: string, prev?: Manifest): Scan {
   const prevFiles = new Map<string, string[]>();
   if (prev) {
     for (const d of prev.dirs) prevDirs.set(d[0], d);
-    for (const f of prev.files) {
-      const slash = f[0].lastIndexOf('/');
-      const dir = slash < 0 ? '' : f[0].slice(0, slash);
+    for (const f of prev.files.path) {
+      const slash = f.lastIndexOf('/');
+      const dir = slash < 0 ? '' : f.slice(0, slash);
       let l = prevFiles.get(dir);
       if (!l) prevFiles.set(dir, (l = []));
-      l.push(f[0]);
+      l.push(f);
     }
   }
   const names: string[] = [];
@@ -145,7 +146,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
       const body = terms.map((t) => `${JSON.stringify(t)}:[${idx.flat(t)!.join(',')}]`).join(',');
       writeFileSync(join(dir, build, `t-${n}.json`), `{${body}}`);
     });
-    const files: FileRow[] = idx.files.map((f) => [f.path, f.mtimeMs, f.size, f.n, f.len]);
+    const files: ManifestFiles = { path: idx.files.map((f) => f.path), mtimeMs: idx.files.map((f) => f.mtimeMs), size: idx.files.map((f) => f.size), n: idx.files.map((f) => f.n), len: idx.files.map((f) => f.len) };
     const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
@@ -175,19 +176,19 @@ export class CachedIndex implements IndexView {
   private readonly base: number;
 
   constructor(private readonly root: string, private readonly m: Manifest, masked: Set<number>, private readonly fresh: MemoryIndex) {
-    this.base = m.files.length;
+    this.base = m.files.path.length;
     this.masked = new Uint8Array(this.base);
     this.starts = new Int32Array(this.base + fresh.paths.length);
     let N = m.N;
     let len = m.totalLen;
-    for (const f of masked) { this.masked[f] = 1; N -= m.files[f]![3]; len -= m.files[f]![4]; }
+    for (const f of masked) { this.masked[f] = 1; N -= m.files.n[f]!; len -= m.files.len[f]!; }
     let s = 0;
-    for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += m.files[i]![3]; }
+    for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += m.files.n[i]!; }
     for (let i = 0; i < fresh.paths.length; i++) this.starts[this.base + i] = s + fresh.fileStart(i);
     this.slots = s + fresh.slots;
     this.N = N + fresh.N;
     this.totalLen = len + fresh.totalLen;
-    this.paths = [...m.files.map((f) => f[0]), ...fresh.paths];
+    this.paths = fresh.paths.length ? [...m.files.path, ...fresh.paths] : m.files.path;
   }
 
   private shard(n: number): Record<string, number[]> {
@@ -233,7 +234,7 @@ export class CachedIndex implements IndexView {
   fileStart(file: number): number { return this.starts[file]!; }
 
   docCount(file: number): number {
-    return file < this.base ? (this.masked[file] ? 0 : this.m.files[file]![3]) : this.fresh.docCount(file - this.base);
+    return file < this.base ? (this.masked[file] ? 0 : this.m.files.n[file]!) : this.fresh.docCount(file - this.base);
   }
 
   fileDocs(file: number): Doc[] {
@@ -241,7 +242,7 @@ export class CachedIndex implements IndexView {
     if (this.masked[file]) return [];
     let d = this.docsCache.get(file);
     if (!d) {
-      d = readAndIndex(this.root, this.m.files[file]![0])?.docs ?? [];
+      d = readAndIndex(this.root, this.m.files.path[file]!)?.docs ?? [];
       this.docsCache.set(file, d);
     }
     return d;
@@ -284,17 +285,16 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
     return buildFrom(ctx, scan);
   }
   const pos = new Map<string, number>();
-  m.files.forEach((f, i) => pos.set(f[0], i));
+  m.files.path.forEach((f, i) => pos.set(f, i));
   const masked = new Set<number>();
-  const seen = new Uint8Array(m.files.length);
+  const seen = new Uint8Array(m.files.path.length);
   const changed: string[] = [];
   let bytes = 0;
   for (const c of scan.files) {
     const i = pos.get(c.path);
     if (i !== undefined) {
       seen[i] = 1;
-      const f = m.files[i]!;
-      if (f[1] === c.mtimeMs && f[2] === c.size) continue;
+      if (m.files.mtimeMs[i] === c.mtimeMs && m.files.size[i] === c.size) continue;
       masked.add(i);
     }
     changed.push(c.path);
@@ -325,9 +325,9 @@ export function indexStatus(root: string): { missing: boolean; files: number; ch
   const m = readManifest(root);
   if (!m) return { missing: true, files: 0, changed: 0 };
   const { files } = scanFiles(root, m);
-  const byPath = new Map(m.files.map((f) => [f[0], f]));
+  const byPath = new Map(m.files.path.map((p, i) => [p, i]));
   let changed = 0;
-  for (const c of files) { const f = byPath.get(c.path); if (!f || f[1] !== c.mtimeMs || f[2] !== c.size) changed++; byPath.delete(c.path); }
+  for (const c of files) { const i = byPath.get(c.path); if (i === undefined || m.files.mtimeMs[i] !== c.mtimeMs || m.files.size[i] !== c.size) changed++; byPath.delete(c.path); }
   changed += byPath.size;
   return { missing: false, files: files.length, changed, build: m.build };
 }
