@@ -18,7 +18,9 @@ export type Op =
   | { kind: 'write'; rel: string; content: string; expected: string | null }
   | { kind: 'append'; rel: string; text: string }
   | { kind: 'move'; from: string; to: string }
-  | { kind: 'trash'; rel: string };
+  | { kind: 'trash'; rel: string }
+  /** A store operation owned by another module (e.g. buffer rotation), run in the same transaction. */
+  | { kind: 'fn'; label: string; files: string[]; run: (tx: Tx) => void };
 
 export function today(ctx: Ctx): string {
   return localDate(ctx.clock.now(), ctx.clock.tz);
@@ -33,7 +35,7 @@ export function read(ctx: Ctx, rel: string): string | undefined {
 export function opFiles(ops: Op[]): string[] {
   const out = new Set<string>();
   for (const o of ops) {
-    if (o.kind === 'move') { out.add(o.from); out.add(o.to); } else out.add(o.rel);
+    if (o.kind === 'move') { out.add(o.from); out.add(o.to); } else if (o.kind === 'fn') for (const f of o.files) out.add(f); else out.add(o.rel);
   }
   return [...out];
 }
@@ -55,6 +57,7 @@ export function applyOpsTx(tx: Tx, ops: Op[]): void {
       case 'append': tx.append(o.rel, o.text); break;
       case 'move': tx.move(o.from, o.to); break;
       case 'trash': tx.trash(o.rel); break;
+      case 'fn': o.run(tx); break;
     }
   }
 }

@@ -1,0 +1,34 @@
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { runReview } from '../lifecycle/review.js';
+
+export const command: CommandSpec = {
+  name: 'review',
+  summary: 'weekly review: decisions and lessons to their homes, freshness, report',
+  usage: ['review [--week YYYY-Www] [--dry-run]'],
+  description: `The weekly review (seed 004; cron: Monday 09:00). Reads the last 7 days of episodic
+entries (or the ISO week given), then: copies decisions to memory/semantic/decisions.md and
+lessons plus recurring #friction (two or more friction entries sharing a tag or a text) to
+memory/procedural/lessons-learned.md, each fact once in its home (deduplicated by ^id and by
+text); archives episodic days past their TTL; adds the week's open items (closure "Open:"
+lines) to MEMORY.md's "Open questions" (at most 5, within MEMORY.md's budget) and refreshes
+its "Last reviewed:" line; rotates a stale working buffer; writes memory/reviews/YYYY-Www.md
+with health, stale notes and sublimation suggestions (3+ related lesson or preference entries →
+a proposed knowledge/ playbook). When nothing meaningful changed it says "No meaningful
+changes" and writes nothing. A file a person edits during the review keeps their edit (the
+review re-reads and redoes its change).`,
+  flags: [
+    { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
+    { name: 'dry-run', type: 'boolean', description: 'show what would change, write nothing' },
+  ],
+  examples: ['memtier review', 'memtier review --week 2026-W19 --dry-run', 'memtier review --json'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const week = flagString(args, 'week');
+    const r = await runReview(ctx, { dryRun: flagBool(args, 'dry-run'), ...(week ? { week } : {}) });
+    const lines = [r.message];
+    for (const s of r.sublimation) lines.push(`  suggestion: ${s.count} entries tagged #${s.tag} → merge into ${s.target}?`);
+    if (r.openQuestions.parked.length) lines.push(`  ${r.openQuestions.parked.length} open item(s) did not fit in MEMORY.md: see the report`);
+    return { text: lines.join('\n'), json: r };
+  },
+};

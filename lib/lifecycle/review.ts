@@ -1,0 +1,313 @@
+/**
+ * Weekly review (seed 004 mechanism 8).
+ *
+ * Reads the week's episodic entries (and dated buffer entries), then, in one short mutation:
+ *   1. copies decisions to memory/semantic/decisions.md and lessons plus recurring #friction
+ *      (2+ friction entries sharing a tag or a text) to memory/procedural/lessons-learned.md,
+ *      each fact once in its home (deduplicated by ^id and by normalized text; the episodic line
+ *      stays as the timeline, the id is kept so a citation resolves in both);
+ *   2. archives episodic days past their TTL (lib/lifecycle/archive.ts);
+ *   3. adds the week's open items (closure `Open:` lines) to MEMORY.md's "Open questions" (at
+ *      most 5 open there, within MEMORY.md's line budget) and refreshes its `Last reviewed:` line;
+ *   4. rotates a stale working buffer (last write more than a day ago) into the episodic log;
+ *   5. writes memory/reviews/YYYY-Www.md with all of the above, health, stale notes and
+ *      sublimation suggestions (3+ related feedback/lesson entries → a knowledge/ playbook).
+ * When none of 1–4 has anything to do, it says "No meaningful changes" and writes nothing.
+ */
+import { addDays, daysBetween, isoWeek } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../format/entry.js';
+import { PATHS } from '../format/layout.js';
+import { planArchive } from './archive.js';
+import { applyPlanned, cite, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
+import { lineCountOf, memoryBudget } from './memory-index.js';
+
+export const MAX_OPEN_QUESTIONS = 5;
+const DECISIONS = CANONICAL_HOME.DECISION;
+const LESSONS = CANONICAL_HOME.LESSON;
+
+export interface ReviewOptions {
+  week?: string;
+  dryRun?: boolean;
+  /** Test hook: runs between planning and writing (a person editing a file meanwhile). */
+  beforeApply?: (attempt: number) => void;
+  health?: { fail: number; warn: number; stale: string[] };
+}
+
+export interface ReviewResult {
+  ok: true;
+  dryRun: boolean;
+  changed: boolean;
+  week: string;
+  from: string;
+  to: string;
+  decisions: string[];
+  lessons: string[];
+  friction: string[];
+  openQuestions: { added: string[]; parked: string[] };
+  archived: number;
+  bufferRotated: boolean;
+  sublimation: { tag: string; count: number; sources: string[]; target: string }[];
+  health?: { fail: number; warn: number; stale: string[] };
+  report?: string;
+  retries: number;
+  message: string;
+}
+
+/** Monday..Sunday of an ISO week `YYYY-Www`. */
+export function weekRange(week: string): { from: string; to: string } {
+  const m = /^(\d{4})-W(\d{2})$/.exec(week);
+  if (!m) throw new UsageError(`--week "${week}" is not an ISO week`, 'write it as YYYY-Www, e.g. 2026-W20');
+  const jan4 = `${m[1]}-01-04`;
+  const dow = (new Date(`${jan4}T00:00:00Z`).getUTCDay() + 6) % 7;
+  const from = addDays(addDays(jan4, -dow), (Number(m[2]) - 1) * 7);
+  if (isoWeek(from) !== week) throw new UsageError(`--week "${week}" does not exist`, 'weeks run from W01 to W52 or W53');
+  return { from, to: addDays(from, 6) };
+}
+
+function homeHeader(title: string, tag: string, day: string): string {
+  return `---\ntags: [${tag}]\nlast_verified: ${day}\n---\n# ${title}\n\n`;
+}
+
+/** Lines to add to a home file: entries not already there by id or by normalized text. */
+function newForHome(homeText: string | undefined, entries: SourcedEntry[]): { lines: string[]; taken: SourcedEntry[] } {
+  const have = parseEntries(homeText ?? '');
+  const ids = new Set(have.map((e) => e.id).filter(Boolean));
+  const texts = new Set(have.map((e) => normalizeText(e.text)));
+  const lines: string[] = [];
+  const taken: SourcedEntry[] = [];
+  for (const e of entries) {
+    const n = normalizeText(e.text);
+    if ((e.id && ids.has(e.id)) || texts.has(n) || n === '') continue;
+    if (e.id) ids.add(e.id);
+    texts.add(n);
+    const out: Entry = { text: e.text, tags: e.tags };
+    if (e.day) out.date = e.day;
+    out.time = e.time ?? '00:00';
+    if (e.type) out.type = e.type;
+    if (e.id) out.id = e.id;
+    lines.push(formatEntryLine(out));
+    taken.push(e);
+  }
+  return { lines, taken };
+}
+
+function appendLines(text: string | undefined, header: string, lines: string[]): string {
+  const base = text ?? header;
+  return base + (base.endsWith('\n') || base === '' ? '' : '\n') + lines.join('\n') + '\n';
+}
+
+function recurringFriction(entries: SourcedEntry[]): SourcedEntry[] {
+  const fr = entries.filter((e) => e.tags.includes('friction') && e.type !== 'LESSON');
+  const out = new Set<SourcedEntry>();
+  const byKey = new Map<string, SourcedEntry[]>();
+  for (const e of fr) {
+    const keys = [...e.tags.filter((t) => t !== 'friction').map((t) => `#${t}`), `=${normalizeText(e.text)}`];
+    for (const k of keys) byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  for (const list of byKey.values()) if (list.length >= 2) for (const e of list) out.add(e);
+  return fr.filter((e) => out.has(e));
+}
+
+/** Open items from closure blocks (`Open: …`) of the week's days, minus "none". */
+function openItems(days: { text: string }[]): string[] {
+  const out: string[] = [];
+  for (const d of days) {
+    for (const line of d.text.split('\n')) {
+      const m = /^Open:\s*(.+)$/i.exec(line.trim());
+      if (!m) continue;
+      for (const part of m[1]!.split(/;\s*/)) {
+        const t = part.trim().replace(/\.$/, '');
+        if (t && !/^(none|nothing|-|n\/a)$/i.test(t) && !out.includes(t)) out.push(t);
+      }
+    }
+  }
+  return out;
+}
+
+/** MEMORY.md with new open questions (≤ 5 open) and a fresh `Last reviewed:` line, within budget. */
+function updateMemoryIndex(text: string, items: string[], stamp: string, budget: number, meaningful: () => boolean): { text: string; added: string[]; parked: string[] } {
+  let lines = text.replace(/\n+$/, '').split('\n');
+  const sec = sectionLines(text, /^open questions?\b/i);
+  const present = new Set((sec?.lines ?? []).map((l) => normalizeText(l.replace(/^[-*]\s+(\[[ x]\]\s+)?/i, ''))));
+  const open = (sec?.lines ?? []).filter((l) => /^[-*] /.test(l) && !/^[-*] \[x\]/i.test(l) && !/^[-*] ~~/.test(l)).length;
+  const fresh = items.filter((i) => !present.has(normalizeText(i)));
+  const room = Math.max(0, Math.min(MAX_OPEN_QUESTIONS - open, budget - lines.length - (sec ? 0 : 2)));
+  const added = fresh.slice(0, room);
+  const parked = fresh.slice(added.length);
+  if (added.length) {
+    if (sec) {
+      let at = Math.min(sec.end, lines.length);
+      while (at > sec.start + 1 && lines[at - 1]!.trim() === '') at--;
+      lines.splice(at, 0, ...added.map((q) => `- ${q}`));
+    } else lines.push('', '## Open questions', ...added.map((q) => `- ${q}`));
+  }
+  if (added.length || meaningful()) {
+    const i = lines.findIndex((l) => /^(last reviewed|updated):/i.test(l.trim()));
+    const fl = `Last reviewed: ${stamp}`;
+    if (i >= 0) lines[i] = fl;
+    else if (lines.length < budget) {
+      const h = lines.findIndex((l) => /^# /.test(l));
+      lines.splice(h + 1, 0, fl);
+    }
+  }
+  return { text: lines.join('\n') + '\n', added, parked };
+}
+
+function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'] {
+  const pool: SourcedEntry[] = [...week.filter((e) => e.type === 'LESSON' || e.type === 'PREF')];
+  for (const rel of [LESSONS, CANONICAL_HOME.PREF]) {
+    const t = read(ctx, rel);
+    if (t) pool.push(...entriesOf(rel, t).filter((e) => !e.superseded));
+  }
+  const seen = new Set<string>();
+  const byTag = new Map<string, SourcedEntry[]>();
+  for (const e of pool) {
+    const k = e.id ?? normalizeText(e.text);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    for (const t of e.tags) if (t !== 'friction') byTag.set(t, [...(byTag.get(t) ?? []), e]);
+  }
+  return [...byTag.entries()]
+    .filter(([, l]) => l.length >= 3)
+    .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
+    .map(([tag, l]) => ({ tag, count: l.length, sources: l.map(cite), target: `${PATHS.knowledge}/${tag}-playbook.md` }));
+}
+
+function readDays(ctx: Ctx, from: string, to: string): { rel: string; date: string; text: string }[] {
+  return dayFiles(ctx.root)
+    .filter((f) => f.date >= from && f.date <= to)
+    .map((f) => ({ rel: f.rel, date: f.date, text: read(ctx, f.rel) ?? '' }));
+}
+
+export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; result: ReviewResult } {
+  const t = today(ctx);
+  const week = opts.week ?? isoWeek(t);
+  const { from, to } = opts.week ? weekRange(opts.week) : { from: addDays(t, -6), to: t };
+  const days = readDays(ctx, from, to);
+  const entries: SourcedEntry[] = days.flatMap((d) => entriesOf(d.rel, d.text, d.date)).filter((e) => !e.superseded);
+  const bufText = read(ctx, PATHS.buffer);
+  if (bufText) entries.push(...entriesOf(PATHS.buffer, bufText).filter((e) => e.day && e.day >= from && e.day <= to && !e.superseded));
+  const ops: Op[] = [];
+  const res: ReviewResult = {
+    ok: true, dryRun: !!opts.dryRun, changed: false, week, from, to, decisions: [], lessons: [], friction: [],
+    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], retries: 0, message: '',
+    ...(opts.health ? { health: opts.health } : {}),
+  };
+
+  const decText = read(ctx, DECISIONS);
+  const dec = newForHome(decText, entries.filter((e) => e.type === 'DECISION'));
+  if (dec.lines.length) {
+    ops.push({ kind: 'write', rel: DECISIONS, content: appendLines(decText, homeHeader('Decisions', 'review', t), dec.lines), expected: decText ?? null });
+    res.decisions = dec.taken.map(cite);
+  }
+  const lesText = read(ctx, LESSONS);
+  const lessonCands = entries.filter((e) => e.type === 'LESSON');
+  const fr = recurringFriction(entries);
+  const les = newForHome(lesText, [...lessonCands, ...fr]);
+  if (les.lines.length) {
+    ops.push({ kind: 'write', rel: LESSONS, content: appendLines(lesText, homeHeader('Lessons learned', 'postmortem', t), les.lines), expected: lesText ?? null });
+    res.lessons = les.taken.filter((e) => e.type === 'LESSON').map(cite);
+    res.friction = les.taken.filter((e) => e.type !== 'LESSON').map(cite);
+  }
+
+  const arch = planArchive(ctx, {});
+  ops.push(...arch.ops);
+  res.archived = arch.result.moved.length;
+
+  // stale buffer: entries present and the newest is from before yesterday
+  let staleBuffer = false;
+  if (bufText) {
+    const be = entriesOf(PATHS.buffer, bufText);
+    const newest = be.map((e) => e.day).filter((d): d is string => !!d).sort().pop();
+    staleBuffer = be.length > 0 && newest !== undefined && daysBetween(newest, t) >= 1;
+  }
+  if (staleBuffer) {
+    ops.push({
+      kind: 'fn', label: 'rotate stale buffer', files: [PATHS.buffer],
+      run: (tx) => { void rotateTxRef.fn!(tx, ctx, { force: true }); },
+    });
+    res.bufferRotated = true;
+  }
+
+  const memText = read(ctx, PATHS.memoryIndex);
+  const somethingElse = () => ops.length > 0;
+  if (memText !== undefined) {
+    const budget = memoryBudget(ctx).lines;
+    const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week})`, Math.max(budget, lineCountOf(memText)), somethingElse);
+    res.openQuestions = { added: upd.added, parked: upd.parked };
+    if (upd.text !== memText) ops.push({ kind: 'write', rel: PATHS.memoryIndex, content: upd.text, expected: memText });
+  }
+  res.sublimation = sublimation(ctx, entries);
+
+  if (ops.length === 0) {
+    res.message = `No meaningful changes (${from} … ${to})`;
+    return { ops, result: res };
+  }
+  res.changed = true;
+  const reportRel = `${PATHS.reviews}/${week}.md`;
+  const prev = read(ctx, reportRel);
+  const body = renderReport(ctx, res);
+  ops.push({ kind: 'write', rel: reportRel, content: prev ? `${prev.replace(/\n+$/, '')}\n\n---\n\n${body}` : body, expected: prev ?? null });
+  res.report = reportRel;
+  const v = opts.dryRun ? 'would ' : '';
+  res.message = `review ${week}: ${v}file ${plural(res.decisions.length, 'decision')}, ${plural(res.lessons.length + res.friction.length, 'lesson')}` +
+    `${res.archived ? `, ${v}archive ${plural(res.archived, 'day')}` : ''}${res.openQuestions.added.length ? `, ${plural(res.openQuestions.added.length, 'open question')}` : ''}` +
+    `${res.bufferRotated ? ', rotate the stale buffer' : ''} → ${reportRel}`;
+  return { ops, result: res };
+}
+
+/** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */
+const rotateTxRef: { fn?: (tx: import('../store/store.js').Tx, ctx: Ctx, o: { force: boolean }) => unknown } = {};
+
+function renderReport(ctx: Ctx, r: ReviewResult): string {
+  const t = today(ctx);
+  const list = (xs: string[], none = '- none') => (xs.length ? xs.map((x) => `- ${x}`) : [none]);
+  const out = [
+    `# Weekly review ${r.week}`,
+    '',
+    `Reviewed ${t}; entries of ${r.from} … ${r.to}.`,
+    '',
+    `## Decisions → ${DECISIONS}`, ...list(r.decisions), '',
+    `## Lessons and recurring friction → ${LESSONS}`, ...list([...r.lessons, ...r.friction.map((f) => `${f} (recurring #friction)`)]), '',
+    '## Archive', r.archived ? `- ${plural(r.archived, 'episodic day')} moved to ${PATHS.archive}/` : '- nothing past its TTL', '',
+    '## Open questions (MEMORY.md)', ...list(r.openQuestions.added.map((q) => `added: ${q}`)),
+    ...r.openQuestions.parked.map((q) => `- not added (MEMORY.md holds at most ${MAX_OPEN_QUESTIONS} open questions or is at its budget): ${q} — park it in todos.md`), '',
+    '## Working buffer', r.bufferRotated ? '- stale buffer rotated into the episodic log' : '- fresh or empty', '',
+  ];
+  if (r.health) {
+    out.push('## Health', `- ${r.health.fail} failing, ${r.health.warn} warnings (run \`memtier health\` for details)`);
+    for (const s of r.health.stale) out.push(`- stale: ${s}`);
+    out.push('');
+  }
+  out.push('## Sublimation suggestions');
+  if (r.sublimation.length === 0) out.push('- none');
+  for (const s of r.sublimation) out.push(`- Found ${s.count} related entries tagged #${s.tag} → merge into ${s.target}? (${s.sources.slice(0, 5).join(', ')}${s.sources.length > 5 ? ', …' : ''})`);
+  return out.join('\n') + '\n';
+}
+
+/** Run the health checks (read-only) for the report; undefined when they cannot run. */
+export async function reviewHealth(ctx: Ctx): Promise<ReviewOptions['health']> {
+  try {
+    const { runHealth } = await import('../health/run.js');
+    const h = await runHealth(ctx);
+    return {
+      fail: h.counts.fail,
+      warn: h.counts.warn,
+      stale: h.findings.filter((f) => f.check === 'last-verified' && f.severity === 'fail').map((f) => `${f.file}: ${f.message}`),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runReview(ctx: Ctx, opts: ReviewOptions = {}): Promise<ReviewResult> {
+  const { rotateTx } = await import('../wal/rotate.js');
+  rotateTxRef.fn = rotateTx;
+  const health = opts.health ?? (await reviewHealth(ctx));
+  const o: ReviewOptions = { ...opts, ...(health ? { health } : {}) };
+  const r = applyPlanned(ctx, () => planReview(ctx, o), { dryRun: !!opts.dryRun, ...(opts.beforeApply ? { beforeApply: opts.beforeApply } : {}) });
+  r.result.retries = r.retries;
+  return r.result;
+}
