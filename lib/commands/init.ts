@@ -1,0 +1,203 @@
+/**
+ * `memtier init [DIR] [--git]`: create (or complete) a memory from memory-skeleton/, never
+ * overwriting a file. Idempotent; works in an existing OpenClaw workspace (keeps everything).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { localDate } from '../core/clock.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { openStore } from '../store/store.js';
+import { resolveInside } from '../store/guards/paths.js';
+
+/** Lines `init --git` makes sure `.gitignore` holds. */
+export const GITIGNORE_LINES = ['.memtier/'];
+
+/** Lines `init --git` makes sure `.gitattributes` holds: append-only logs merge by union. */
+export const GITATTRIBUTES_LINES = [
+  'memory/working-buffer.md merge=union',
+  'memory/episodic/*.md merge=union',
+  'memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md merge=union',
+  'memory/archive/**/*.md merge=union',
+  'DREAMS.md merge=union',
+];
+
+/** Skeleton files that must stay executable once copied. */
+const EXECUTABLE = new Set(['memory/scripts/wal']);
+
+/** Find memory-skeleton/ next to the package (from dist/lib/commands/ or lib/commands/). */
+export function skeletonDir(): string {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  for (const up of ['../../../memory-skeleton', '../../memory-skeleton']) {
+    const dir = resolve(here, up);
+    if (existsSync(join(dir, 'MEMORY.md'))) return dir;
+  }
+  throw new MemtierError('the memory skeleton is missing from this memtier installation', {
+    code: 'internal',
+    file: resolve(here, '../../../memory-skeleton'),
+    hint: 'reinstall memtier (the package ships memory-skeleton/)',
+  });
+}
+
+/**
+ * A fresh note is verified today: `{{today}}` and the frontmatter's `created:` /
+ * `last_verified:` dates become the clock's date (the skeleton's own dates are placeholders).
+ */
+export function stampDates(text: string, today: string): string {
+  let out = text.replaceAll('{{today}}', today);
+  if (out.startsWith('---\n')) {
+    const end = out.indexOf('\n---', 3);
+    if (end > 0) {
+      const fm = out.slice(0, end).replace(/^(created|last_verified)(\s*:\s*)\d{4}-\d{2}-\d{2}[ \t]*$/gm, `$1$2${today}`);
+      out = fm + out.slice(end);
+    }
+  }
+  return out;
+}
+
+export interface SkeletonFile {
+  /** Path in the memory root. */
+  rel: string;
+  content: string;
+  executable: boolean;
+}
+
+/**
+ * The skeleton's files as they land in a memory: `{{today}}` replaced by the clock's date,
+ * memory-skeleton/FORMAT.md copied to memory/FORMAT.md.
+ */
+export function skeletonFiles(today: string, dir = skeletonDir()): SkeletonFile[] {
+  const out: SkeletonFile[] = [];
+  const walk = (relDir: string): void => {
+    for (const d of readdirSync(join(dir, relDir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const rel = relDir ? `${relDir}/${d.name}` : d.name;
+      if (d.isDirectory()) walk(rel);
+      else if (d.isFile()) {
+        const raw = readFileSync(join(dir, rel), 'utf8');
+        const target = rel === 'FORMAT.md' ? 'memory/FORMAT.md' : rel;
+        const content = target === 'memory/FORMAT.md' ? raw : stampDates(raw, today);
+        out.push({ rel: target, content, executable: EXECUTABLE.has(target) });
+      }
+    }
+  };
+  walk('');
+  return out.sort((a, b) => a.rel.localeCompare(b.rel));
+}
+
+export interface InitResult {
+  root: string;
+  created: string[];
+  kept: string[];
+  git?: { initialized: boolean; already: boolean; gitignore: 'created' | 'updated' | 'kept'; gitattributes: 'created' | 'updated' | 'kept' };
+}
+
+function gitAvailable(env: NodeJS.ProcessEnv): boolean {
+  const r = spawnSync('git', ['--version'], { env, encoding: 'utf8' });
+  return !r.error && r.status === 0;
+}
+
+/** The lines of `want` missing from `text` (compared trimmed), as text to append. */
+function missingLines(text: string, want: string[]): string[] {
+  const have = new Set(text.split('\n').map((l) => l.trim()));
+  return want.filter((l) => !have.has(l));
+}
+
+export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {}): InitResult {
+  const today = localDate(ctx.clock.now(), ctx.clock.tz);
+  const files = skeletonFiles(today);
+  try {
+    if (existsSync(root) && !statSync(root).isDirectory()) {
+      throw new MemtierError(`${root} exists and is not a folder`, { code: 'path', file: root, hint: 'choose another folder for the memory' });
+    }
+    mkdirSync(root, { recursive: true });
+  } catch (e) {
+    if (e instanceof MemtierError) throw e;
+    throw new MemtierError(`cannot create the memory folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: root, cause: e, hint: 'check the path and its permissions' });
+  }
+  if (opts.git && !gitAvailable(ctx.env)) {
+    throw new MemtierError('git is not installed (or not on PATH); nothing was changed', {
+      code: 'git-missing',
+      file: root,
+      hint: 'install git, or run "memtier init" without --git',
+    });
+  }
+  const res: InitResult = { root, created: [], kept: [] };
+  const store = openStore({ root, env: ctx.env, clock: ctx.clock });
+  store.mutate((tx) => {
+    for (const f of files) {
+      if (tx.exists(f.rel)) { res.kept.push(f.rel); continue; }
+      tx.write(f.rel, f.content, { expected: null });
+      if (f.executable) chmodSync(resolveInside(root, f.rel), 0o755);
+      res.created.push(f.rel);
+    }
+  });
+  if (opts.git) {
+    const already = existsSync(join(root, '.git'));
+    if (!already) {
+      const r = spawnSync('git', ['init', '-q'], { cwd: root, env: ctx.env, encoding: 'utf8' });
+      if (r.error || r.status !== 0) {
+        throw new MemtierError(`git init failed: ${(r.stderr || r.error?.message || '').trim().slice(0, 300)}`, { code: 'git', file: root, hint: 'run "git init" in the memory folder yourself, then "memtier init --git" again' });
+      }
+    }
+    const ensure = (rel: string, want: string[], header: string): 'created' | 'updated' | 'kept' =>
+      store.mutate((tx) => {
+        const cur = tx.read(rel);
+        if (cur === undefined) {
+          tx.write(rel, `${header}\n${want.join('\n')}\n`, { expected: null });
+          return 'created';
+        }
+        const miss = missingLines(cur, want);
+        if (miss.length === 0) return 'kept';
+        tx.append(rel, `${header}\n${miss.join('\n')}\n`);
+        return 'updated';
+      });
+    const gitignore = ensure('.gitignore', GITIGNORE_LINES, '# memtier: derived state (index cache, lock, recall bookkeeping), rebuildable');
+    const gitattributes = ensure('.gitattributes', GITATTRIBUTES_LINES, "# memtier: append-only logs merge by union (both sides' new lines are kept)");
+    res.git = { initialized: !already, already, gitignore, gitattributes };
+  }
+  return res;
+}
+
+export const command: CommandSpec = {
+  name: 'init',
+  summary: 'create a memory from the skeleton (never overwrites)',
+  usage: ['init [DIR] [--git]'],
+  description: `Copies memory-skeleton/ into DIR (default: the memory root memtier resolves: --root,
+$MEMTIER_ROOT, $OPENCLAW_WORKSPACE, the nearest folder above holding MEMORY.md, else
+~/.openclaw/workspace). An existing file is never overwritten, so init is idempotent and safe in
+an existing OpenClaw workspace: SOUL.md, USER.md, MEMORY.md and memory/YYYY-MM-DD.md stay as they
+are (run "memtier adopt" to move daily files into memory/episodic/). Reports what it created and
+what it kept. The contract of every file is copied to memory/FORMAT.md.
+
+--git makes the folder a git repository (if it is not one), with .gitignore (.memtier/) and
+.gitattributes (merge=union for the append-only logs, so two machines' appends merge cleanly).
+Existing .gitignore/.gitattributes files only get the missing lines appended.`,
+  flags: [{ name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' }],
+  needsRoot: false,
+  examples: ['memtier init', 'memtier init ~/.openclaw/workspace --git', 'memtier init ./demo-memory --json'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    if (args.positionals.length > 1) throw new UsageError('init takes at most one folder', 'e.g. memtier init ~/.openclaw/workspace');
+    const dir = args.positionals[0];
+    const root = dir ? resolve(ctx.cwd, dir) : ctx.root;
+    const r = initMemory(ctx, root, { git: flagBool(args, 'git') });
+    const lines: string[] = [];
+    const shown = relative(ctx.cwd, root) || '.';
+    if (r.created.length === 0) lines.push(`memory at ${root} is complete: kept all ${r.kept.length} files, created none`);
+    else {
+      lines.push(`${r.kept.length ? 'completed' : 'created'} the memory at ${root}: ${r.created.length} file${r.created.length === 1 ? '' : 's'} created, ${r.kept.length} kept`);
+      if (!args.quiet) for (const c of r.created) lines.push(`  + ${c}`);
+    }
+    if (!args.quiet && r.kept.length && r.created.length) for (const k of r.kept) lines.push(`  = ${k} (kept)`);
+    if (r.git) {
+      lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}`);
+    }
+    if (!args.quiet) {
+      lines.push('', 'next:', `  memtier --root ${shown} wal task "what you are working on"`, `  memtier --root ${shown} boot`, `  memtier --root ${shown} health`);
+    }
+    return { text: lines.join('\n'), json: { ok: true, ...r } };
+  },
+};
