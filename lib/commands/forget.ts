@@ -1,0 +1,27 @@
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { forgetEntry, FORGOTTEN_DIR } from '../lifecycle/entries.js';
+
+export const command: CommandSpec = {
+  name: 'forget',
+  summary: 'move an entry to the trash',
+  usage: ['forget ENTRY [--dry-run]'],
+  description: `Removes one entry line from its file and keeps it in ${FORGOTTEN_DIR}/YYYY-MM-DD.md under
+a heading naming where it was ("## HH:MM from path:line"); git history is the undo. ENTRY is its id
+(^k2j3mx0a1b) or its place (memory/episodic/2026-05-14.md:12). Prefer "supersede" for facts that
+changed; "forget" is for what should not be remembered at all. A file edited meanwhile is left
+untouched (exit 2, "conflict"); an ambiguous or missing ENTRY is refused with the candidates;
+forgetting an id again changes nothing.`,
+  flags: [{ name: 'dry-run', type: 'boolean', description: 'show what would be removed, write nothing' }],
+  examples: ['memtier forget ^k2j3mx0a1b', 'memtier forget memory/episodic/2026-05-14.md:12 --dry-run'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const [ref, ...extra] = args.positionals;
+    if (!ref) throw new UsageError('forget needs an ENTRY', 'e.g. memtier forget ^k2j3mx0a1b');
+    if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`, 'forget one entry at a time');
+    const r = forgetEntry(ctx, ref, { dryRun: flagBool(args, 'dry-run') });
+    const lines = [r.message, ...(r.from && r.changed ? [`  - ${r.from.raw}`] : [])];
+    return { text: args.quiet ? '' : lines.join('\n'), json: r };
+  },
+};

@@ -1,0 +1,295 @@
+/**
+ * Finding one entry across the memory by reference: `^id`, `id`, or `path:line`.
+ *
+ * Used by `supersede` and `forget` (and by anything that must point at one exact line). The
+ * lookup reads files strictly (no lock), returns the file text it read so the caller can
+ * compare-before-replace, and refuses ambiguous or missing references with the candidates.
+ * Trash, `.memtier/` and generated views (palace, reviews, DREAMS.md) are never searched: they
+ * hold copies, not the entry itself.
+ */
+import { readdirSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { localDate, localTime } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, parseEntryLine, type Entry, type EntryType } from '../format/entry.js';
+import { classify, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
+import { openStore, readMemoryFile } from '../store/store.js';
+import { addEntriesTx, entryText } from '../wal/episodic.js';
+
+export interface FoundEntry {
+  /** Root-relative file path. */
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  /** The line as it is in the file. */
+  raw: string;
+  entry: Entry;
+  /** The whole file as read (pass as `expected` when rewriting it). */
+  fileText: string;
+  info: FileInfo;
+}
+
+export type EntryRef = { kind: 'id'; id: string } | { kind: 'line'; path: string; line: number };
+
+/** Kinds of files that hold copies or derived views, never an entry's own line. */
+const DERIVED: ReadonlySet<FileInfo['kind']> = new Set(['palace', 'review', 'dreams']);
+
+/** Parse an ENTRY argument: `^id`, `id`, `path:line` or `path#Lline` (a citation). */
+export function parseEntryRef(ctx: Pick<Ctx, 'root' | 'cwd'>, ref: string): EntryRef {
+  const r = ref.trim();
+  const cite = /^(.+?\.md)(?::|#L)(\d+)$/.exec(r);
+  if (cite) return { kind: 'line', path: toRel(ctx, cite[1]!), line: Number(cite[2]) };
+  const citeId = /^(.+?\.md)#\^([A-Za-z0-9-]+)$/.exec(r);
+  if (citeId) return { kind: 'id', id: citeId[2]! };
+  const id = r.startsWith('^') ? r.slice(1) : r;
+  if (ID_RE.test(id)) return { kind: 'id', id };
+  throw new MemtierError(`"${r.slice(0, 80)}" is not an entry reference`, {
+    code: 'usage',
+    hint: 'name the entry by its id (^k2j3mx0a1b) or by file and line (memory/episodic/2026-05-14.md:12)',
+  });
+}
+
+function toRel(ctx: Pick<Ctx, 'root' | 'cwd'>, p: string): string {
+  if (!isAbsolute(p)) return p.replace(/\\/g, '/').replace(/^\.\//, '');
+  const rel = relative(resolve(ctx.root), p);
+  if (rel.startsWith('..') || isAbsolute(rel)) {
+    throw new MemtierError(`${p} is outside the memory root ${ctx.root}`, { code: 'usage', hint: 'give a path inside the memory (relative to its root)' });
+  }
+  return rel.replace(/\\/g, '/');
+}
+
+/** Files searched for entries: every memory file except generated views. */
+export function entryFiles(root: string): FileInfo[] {
+  return listMemoryFiles(root).map(classify).filter((f) => !DERIVED.has(f.kind));
+}
+
+/** Every entry carrying `id` (normally one). Cheap: a substring test before parsing a file. */
+export function findById(ctx: Pick<Ctx, 'root'>, id: string): FoundEntry[] {
+  const out: FoundEntry[] = [];
+  const needle = `^${id}`;
+  for (const info of entryFiles(ctx.root)) {
+    let text: string | undefined;
+    try { text = readMemoryFile(ctx.root, info.rel); } catch { continue; /* unreadable: health reports it */ }
+    if (text === undefined || !text.includes(needle)) continue;
+    for (const e of parseEntries(text)) {
+      if (e.id !== id) continue;
+      const { line, raw, ...entry } = e;
+      out.push({ path: info.rel, line, raw, entry, fileText: text, info });
+    }
+  }
+  return out;
+}
+
+/** The entry on `path:line`, or a clear error. */
+export function findByLine(ctx: Pick<Ctx, 'root'>, rel: string, line: number): FoundEntry {
+  const text = readMemoryFile(ctx.root, rel);
+  if (text === undefined) {
+    throw new MemtierError(`${rel} does not exist`, { code: 'not-found', file: rel, hint: 'give the path relative to the memory root, e.g. memory/episodic/2026-05-14.md:12' });
+  }
+  const lines = text.split('\n');
+  const raw = lines[line - 1];
+  const entry = raw === undefined ? undefined : parseEntryLine(raw);
+  if (!entry) {
+    const near = parseEntries(text).filter((e) => Math.abs(e.line - line) <= 3).map((e) => `${rel}:${e.line}  ${e.raw.slice(0, 100)}`);
+    throw new MemtierError(`line ${line} of ${rel} is not an entry (a "- " bullet line)`, {
+      code: 'not-found', file: rel, line,
+      hint: near.length ? `entries nearby:\n  ${near.join('\n  ')}` : 'use "memtier search" to find the entry and its id',
+    });
+  }
+  return { path: rel, line, raw: raw!, entry, fileText: text, info: classify(rel) };
+}
+
+/**
+ * Resolve an ENTRY argument to exactly one entry. Missing → code `not-found`; the same id on
+ * several lines → code `ambiguous`, listing every candidate as `path:line`.
+ */
+export function findEntry(ctx: Pick<Ctx, 'root' | 'cwd'>, ref: string): FoundEntry {
+  const r = parseEntryRef(ctx, ref);
+  if (r.kind === 'line') return findByLine(ctx, r.path, r.line);
+  const found = findById(ctx, r.id);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) {
+    throw new MemtierError(`no entry has the id ^${r.id}`, {
+      code: 'not-found',
+      hint: `find it with "memtier search" or "grep -rn '\\^${r.id.slice(0, 4)}' memory/", then pass its ^id or path:line`,
+    });
+  }
+  throw new MemtierError(`the id ^${r.id} is on ${found.length} lines; say which one`, {
+    code: 'ambiguous',
+    hint: `pass one of these as path:line:\n  ${found.map((f) => `${f.path}:${f.line}  ${f.raw.slice(0, 100)}`).join('\n  ')}`,
+  });
+}
+
+/** Replace line `line` (1-based) of `text` with `lines` (none = delete the line). */
+export function replaceLine(text: string, line: number, lines: string[]): string {
+  const all = text.split('\n');
+  all.splice(line - 1, 1, ...lines);
+  return all.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// supersede and forget
+// ---------------------------------------------------------------------------------------------
+
+/** Files whose entries are a log (a superseding entry goes to today's episodic day). */
+const LOG_KINDS: ReadonlySet<FileInfo['kind']> = new Set(['episodic', 'legacy-daily', 'archive', 'buffer']);
+
+export const FORGOTTEN_DIR = `${PATHS.trash}/forgotten`;
+
+export interface SupersedeOptions {
+  /** The new entry's text, or `^id` of an entry that already says it. */
+  by: string;
+  type?: EntryType;
+  dryRun?: boolean;
+}
+
+export interface SupersedeResult {
+  ok: true;
+  dryRun: boolean;
+  changed: boolean;
+  old: { path: string; line: number; id: string; before: string; after: string };
+  /** The superseding entry (created, or the existing one named by --by ^id). */
+  by: { path: string; id: string; line: string; created: boolean };
+  message: string;
+}
+
+function todayOf(ctx: Ctx): string {
+  return localDate(ctx.clock.now(), ctx.clock.tz);
+}
+
+const sameText = (a: string, b: string): boolean => oneLine(a).toLowerCase() === oneLine(b).toLowerCase();
+
+function freshId(ctx: Ctx, avoid: Set<string>): string {
+  for (;;) {
+    const id = newEntryId(ctx.clock.now());
+    if (!avoid.has(id) && findById(ctx, id).length === 0) return id;
+  }
+}
+
+/**
+ * Mark an entry superseded. Its line becomes `- ~~<old content>~~ superseded by ^new ^old` (kept,
+ * out of search by default) and the new entry is written: in today's episodic day when the old
+ * one is in a log (buffer, episodic day, archive), else on the line right below the old one, so a
+ * durable note keeps the current fact in its one home. Compare-before-replace: a file edited
+ * meanwhile is left as it is (code `conflict`).
+ */
+export function supersedeEntry(ctx: Ctx, ref: string, opts: SupersedeOptions): SupersedeResult {
+  const old = findEntry(ctx, ref);
+  const dryRun = !!opts.dryRun;
+  const byRef = /^\^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/.test(opts.by.trim()) ? opts.by.trim().slice(1) : undefined;
+  if (!byRef && oneLine(opts.by) === '') throw new MemtierError('--by is empty', { code: 'usage', hint: 'give the new text: memtier supersede ^id --by "uses PostgreSQL 16 now"' });
+
+  if (old.entry.superseded) {
+    const cur = old.entry.supersededBy;
+    const curEntry = cur ? findById(ctx, cur)[0] : undefined;
+    if (cur && (byRef === cur || (!byRef && curEntry && sameText(curEntry.entry.text, opts.by)))) {
+      return {
+        ok: true, dryRun, changed: false,
+        old: { path: old.path, line: old.line, id: old.entry.id ?? '', before: old.raw, after: old.raw },
+        by: { path: curEntry?.path ?? '', id: cur, line: curEntry?.raw ?? '', created: false },
+        message: `already superseded by ^${cur}; nothing changed`,
+      };
+    }
+    throw new MemtierError(`${old.path}:${old.line} is already superseded${cur ? ` by ^${cur}` : ''}`, {
+      code: 'already-superseded', file: old.path, line: old.line,
+      hint: cur ? `supersede the current entry instead: memtier supersede ^${cur} --by "…"` : 'edit the line by hand or forget it',
+    });
+  }
+
+  const now = ctx.clock.now();
+  const { tz } = ctx.clock;
+  const type = opts.type ?? old.entry.type;
+  let by: SupersedeResult['by'];
+  let newLine: string | undefined;
+  const inLog = LOG_KINDS.has(old.info.kind);
+  if (byRef) {
+    if (byRef === old.entry.id) throw new MemtierError('an entry cannot supersede itself', { code: 'usage' });
+    const target = findEntry(ctx, `^${byRef}`);
+    by = { path: target.path, id: byRef, line: target.raw, created: false };
+  } else {
+    const id = freshId(ctx, new Set(old.entry.id ? [old.entry.id] : []));
+    const text = entryText(opts.by);
+    newLine = formatEntryLine({ ...(inLog ? {} : { date: localDate(now, tz) }), time: localTime(now, tz), ...(type ? { type } : {}), text, tags: [], id });
+    by = { path: inLog ? episodicPath(localDate(now, tz)) : old.path, id, line: newLine, created: true };
+  }
+  const oldId = old.entry.id ?? freshId(ctx, new Set([by.id]));
+  const struck = formatEntryLine({ ...old.entry, superseded: true, supersededBy: by.id, id: oldId });
+  const rewritten = replaceLine(old.fileText, old.line, inLog || !newLine ? [struck] : [struck, newLine]);
+  const result: SupersedeResult = {
+    ok: true, dryRun, changed: true,
+    old: { path: old.path, line: old.line, id: oldId, before: old.raw, after: struck },
+    by,
+    message: `${dryRun ? 'would mark' : 'marked'} ${old.path}:${old.line} (^${oldId}) superseded by ^${by.id}${by.created ? ` (new entry in ${by.path})` : ''}`,
+  };
+  if (dryRun) return result;
+  openStore(ctx).mutate((tx) => {
+    tx.write(old.path, rewritten, { expected: old.fileText });
+    if (newLine && inLog) {
+      addEntriesTx(tx, ctx, [{ ...(type ? { type } : {}), text: opts.by, id: by.id, at: now }]);
+    }
+  });
+  return result;
+}
+
+export interface ForgetResult {
+  ok: true;
+  dryRun: boolean;
+  changed: boolean;
+  from?: { path: string; line: number; raw: string };
+  /** Where the line was saved. */
+  savedTo: string;
+  message: string;
+}
+
+/** Lines of the forgotten-file block for one entry. */
+function forgottenBlock(ctx: Ctx, f: FoundEntry): string {
+  return `## ${localTime(ctx.clock.now(), ctx.clock.tz)} from ${f.path}:${f.line}\n${f.raw}\n`;
+}
+
+/**
+ * Remove an entry's line from its file and keep it in memory/.trash/forgotten/YYYY-MM-DD.md
+ * under a heading naming its origin (`path:line`); git history is the undo. Forgetting an id
+ * that is already only in the forgotten trash changes nothing and says so.
+ */
+export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = {}): ForgetResult {
+  const dryRun = !!opts.dryRun;
+  const savedTo = `${FORGOTTEN_DIR}/${todayOf(ctx)}.md`;
+  let f: FoundEntry;
+  try {
+    f = findEntry(ctx, ref);
+  } catch (e) {
+    const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
+    if (e instanceof MemtierError && e.code === 'not-found' && r?.kind === 'id') {
+      const where = forgottenWhere(ctx, r.id);
+      if (where) return { ok: true, dryRun, changed: false, savedTo: where, message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
+    }
+    throw e;
+  }
+  const rewritten = replaceLine(f.fileText, f.line, []);
+  const result: ForgetResult = {
+    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo,
+    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`,
+  };
+  if (dryRun) return result;
+  const block = forgottenBlock(ctx, f);
+  openStore(ctx).mutate((tx) => {
+    tx.write(f.path, rewritten, { expected: f.fileText });
+    if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
+    tx.append(savedTo, block);
+  });
+  return result;
+}
+
+/** The forgotten-trash file holding `^id`, if any. */
+function forgottenWhere(ctx: Ctx, id: string): string | undefined {
+  let names: string[];
+  try { names = readdirSync(join(ctx.root, FORGOTTEN_DIR)).filter((n) => n.endsWith('.md')).sort().reverse(); } catch { return undefined; }
+  for (const n of names) {
+    const rel = `${FORGOTTEN_DIR}/${n}`;
+    let text: string | undefined;
+    try { text = readMemoryFile(ctx.root, rel); } catch { continue; }
+    if (text && parseEntries(text).some((e) => e.id === id)) return rel;
+  }
+  return undefined;
+}
