@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo } from '../format/layout.js';
 import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './corpus.js';
-import { cjkMode, setCjkMode, TOKENIZER_VERSION } from './tokenize.js';
+import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
 export const CACHE_VERSION = 3;
@@ -41,9 +41,9 @@ export interface Manifest { v: number; tok: string; build: string; shards: numbe
 
 export class StaleBuildError extends Error {}
 
-/** The tokenizer's version and CJK mode: an index built with another is rebuilt. */
+/** The tokenizer's version and CJK configuration: an index built with another is rebuilt. */
 function tokenizerKey(): string {
-  return `${TOKENIZER_VERSION}:${cjkMode()}`;
+  return `${TOKENIZER_VERSION}:${tokenizerConfigKey()}`;
 }
 
 /** Apply MEMTIER_CJK from the command's environment (ctx.env) to the tokenizer. */

@@ -55,6 +55,14 @@ export function cjkMode(env: NodeJS.ProcessEnv = {}): 'icu' | 'bigram' {
   return segMode;
 }
 
+/**
+ * A cheap key for the tokenizer configuration (no ICU probe): the forced mode, or `auto`
+ * (probed on first CJK text). Stored in the index manifest so a mode change rebuilds it.
+ */
+export function tokenizerConfigKey(): string {
+  return forcedMode ?? (typeof Intl.Segmenter === 'function' ? 'auto' : 'bigram');
+}
+
 /** Force a CJK mode (undefined = detect); search applies MEMTIER_CJK from ctx.env through it. */
 export function setCjkMode(mode: 'icu' | 'bigram' | undefined): void {
   forcedMode = mode;

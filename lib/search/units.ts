@@ -12,7 +12,6 @@
  *   parser (lib/format/frontmatter.ts, gray-matter) is loaded only for a block the subset reader
  *   cannot read.
  */
-import { createRequire } from 'node:module';
 import { classify, type FileKind, type Tier } from '../format/layout.js';
 import { isEntryType, parseEntryLine, type EntryType } from '../format/entry.js';
 
@@ -95,6 +94,8 @@ export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefine
 function strictFrontmatter(text: string, rel: string): MiniFrontmatter {
   const fm: MiniFrontmatter = { tags: [], lines: 0 };
   try {
+    // loaded only here (rare): node:module and gray-matter stay off the search hot path
+    const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
     const mod = createRequire(import.meta.url)('../format/frontmatter.js') as { parseFrontmatter(t: string, f: string): { data: Record<string, unknown>; bodyLine: number } };
     const r = mod.parseFrontmatter(text, rel);
     const d = r.data;
