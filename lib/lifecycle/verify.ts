@@ -1,0 +1,348 @@
+/**
+ * Verify (seed 001's Refinement and drift rules): find what in memory is no longer true.
+ *
+ *  - dead references: markdown links `[t](path)` / `[t](path#^id)` and back-ticked paths
+ *    (`memory/x.md`, `/etc/app.conf`, `~/bin/tool`) that do not exist (an `#^id` must exist in
+ *    the target);
+ *  - relative dates in durable notes ("yesterday", "last week", "明天", "上周"), each with the
+ *    absolute date it meant, from the entry's date or the note's `created`/`last_verified`;
+ *  - contradictions: the same subject and attribute with different values ("X is A" / "X is B",
+ *    graph `s · p · o` facts), two SESSION-STATE values for one key, a decision reversed later
+ *    ("…instead of X", "switch from X", "no longer X") while the earlier one is not struck through;
+ *  - notes whose `last_verified` is older than 30 days.
+ * Scans durable files only (MEMORY.md, SESSION-STATE, todos, semantic, procedural, graph,
+ * knowledge, notes): logs are history and may say "yesterday". Pure reads; the report is the only write.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, posix } from 'node:path';
+import { addDays, daysBetween } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
+import { cite, entriesOf, normalizeText, read, today, type SourcedEntry } from './common.js';
+
+export const VERIFIED_MAX_DAYS = 30;
+const DURABLE: ReadonlySet<FileKind> = new Set(['memory-index', 'session-state', 'todos', 'semantic', 'procedural', 'graph', 'knowledge', 'note']);
+
+export type FindingKind = 'dead-path' | 'relative-date' | 'contradiction' | 'session-state' | 'reversed-decision' | 'stale';
+
+export interface VerifyFinding {
+  kind: FindingKind;
+  file: string;
+  line: number;
+  message: string;
+  /** Other places involved (contradictions). */
+  related?: string[];
+  /** For relative dates: the absolute date (or range) meant. */
+  meant?: string;
+}
+
+interface FileText { rel: string; kind: FileKind; text: string; lines: string[]; base?: string }
+
+function frontDate(lines: string[], field: string): string | undefined {
+  const re = new RegExp(`^\\s*#?\\s*${field}\\s*:\\s*["']?(\\d{4}-\\d{2}-\\d{2})`, 'i');
+  for (const l of lines.slice(0, 12)) {
+    const m = re.exec(l);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+function durableFiles(ctx: Ctx): FileText[] {
+  const out: FileText[] = [];
+  for (const rel of listMemoryFiles(ctx.root)) {
+    const info = classify(rel);
+    if (!DURABLE.has(info.kind) || rel === 'memory/FORMAT.md') continue;
+    const text = read(ctx, rel);
+    if (text === undefined) continue;
+    const lines = text.split('\n');
+    const base = frontDate(lines, 'created') ?? frontDate(lines, 'last_verified');
+    out.push({ rel, kind: info.kind, text, lines, ...(base ? { base } : {}) });
+  }
+  return out;
+}
+
+// ---------- dead references ----------
+const LINK = /\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g;
+const TICK = /`([^`\s]+)`/g;
+
+function looksLikePath(s: string): boolean {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) return false; // url
+  if (s.startsWith('~/') || s.startsWith('/') || s.startsWith('./') || s.startsWith('../')) return s.length > 2 && !/[*?<>{}$|]/.test(s);
+  return /^[\w.@-]+(?:\/[\w.@-]+)+\/?$/.test(s) && /\.[a-z0-9]{1,6}$|\/$/i.test(s);
+}
+
+function deadRefs(ctx: Ctx, files: FileText[]): VerifyFinding[] {
+  const out: VerifyFinding[] = [];
+  const idCache = new Map<string, Set<string>>();
+  const idsOf = (rel: string): Set<string> => {
+    let s = idCache.get(rel);
+    if (!s) {
+      s = new Set();
+      try { for (const e of entriesOf(rel, read(ctx, rel) ?? '')) if (e.id) s.add(e.id); } catch { /* unreadable: no ids */ }
+      idCache.set(rel, s);
+    }
+    return s;
+  };
+  const resolveRel = (from: string, p: string): { abs: string; rel?: string } => {
+    if (p.startsWith('~/')) return { abs: join(ctx.env.HOME ?? '/nonexistent', p.slice(2)) };
+    if (isAbsolute(p)) return { abs: p };
+    const dir = posix.dirname(from);
+    const rel = posix.normalize(p.startsWith('./') || p.startsWith('../') ? posix.join(dir, p) : p);
+    // a bare path is tried from the root first, then from the note's folder
+    if (!p.startsWith('.') && !existsSync(join(ctx.root, rel))) {
+      const local = posix.normalize(posix.join(dir, p));
+      if (existsSync(join(ctx.root, local))) return { abs: join(ctx.root, local), rel: local };
+    }
+    return { abs: join(ctx.root, rel), rel };
+  };
+  for (const f of files) {
+    f.lines.forEach((line, i) => {
+      if (/^\s*~~/.test(line.replace(/^[-*]\s+/, ''))) return; // superseded lines are history
+      const seen = new Set<string>();
+      const check = (target: string, how: string): void => {
+        if (seen.has(target)) return;
+        seen.add(target);
+        const [p, anchor] = target.split('#', 2) as [string, string | undefined];
+        if (!p) return;
+        const r = resolveRel(f.rel, decodeURI(p));
+        if (!existsSync(r.abs)) {
+          out.push({ kind: 'dead-path', file: f.rel, line: i + 1, message: `${how} ${p} does not exist` });
+          return;
+        }
+        if (anchor?.startsWith('^') && r.rel && r.rel.endsWith('.md') && !idsOf(r.rel).has(anchor.slice(1))) {
+          out.push({ kind: 'dead-path', file: f.rel, line: i + 1, message: `${p} has no entry ^${anchor.slice(1)}` });
+        }
+      };
+      for (const m of line.matchAll(LINK)) {
+        const t = m[1]!;
+        if (t.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(t)) continue;
+        check(t, 'link to');
+      }
+      for (const m of line.matchAll(TICK)) if (looksLikePath(m[1]!)) check(m[1]!, 'path');
+    });
+  }
+  return out;
+}
+
+// ---------- relative dates ----------
+interface Rel { re: RegExp; meant: (d: string) => string }
+const monday = (d: string): string => addDays(d, -((new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7));
+const weekOf = (d: string): string => `the week of ${monday(d)}`;
+const monthOf = (d: string, delta: number): string => {
+  const [y, m] = d.split('-').map(Number) as [number, number];
+  const t = new Date(Date.UTC(y, m - 1 + delta, 1));
+  return t.toISOString().slice(0, 7);
+};
+export const RELATIVE: Rel[] = [
+  { re: /\bday before yesterday\b|前天/i, meant: (d) => addDays(d, -2) },
+  { re: /\byesterday\b|昨天|昨日/i, meant: (d) => addDays(d, -1) },
+  { re: /\bday after tomorrow\b|后天/i, meant: (d) => addDays(d, 2) },
+  { re: /\btomorrow\b|明天|明日/i, meant: (d) => addDays(d, 1) },
+  { re: /\btoday\b|\btonight\b|\bthis morning\b|今天|今日/i, meant: (d) => d },
+  { re: /\blast week\b|上周|上星期|上个星期/i, meant: (d) => weekOf(addDays(d, -7)) },
+  { re: /\bnext week\b|下周|下星期|下个星期/i, meant: (d) => weekOf(addDays(d, 7)) },
+  { re: /\bthis week\b|本周|这周/i, meant: (d) => weekOf(d) },
+  { re: /\blast month\b|上个月|上月/i, meant: (d) => monthOf(d, -1) },
+  { re: /\bnext month\b|下个月|下月/i, meant: (d) => monthOf(d, 1) },
+  { re: /\blast year\b|去年/i, meant: (d) => String(Number(d.slice(0, 4)) - 1) },
+  { re: /\bnext year\b|明年/i, meant: (d) => String(Number(d.slice(0, 4)) + 1) },
+];
+
+function relativeDates(files: FileText[]): VerifyFinding[] {
+  const out: VerifyFinding[] = [];
+  for (const f of files) {
+    const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
+    let inFront = f.lines[0] === '---';
+    f.lines.forEach((line, i) => {
+      if (inFront) { if (i > 0 && line === '---') inFront = false; return; }
+      const e = entries.get(i + 1);
+      if (e?.superseded) return;
+      const text = (e ? e.text : line).replace(/`[^`]*`/g, '');
+      for (const r of RELATIVE) {
+        const m = r.re.exec(text);
+        if (!m) continue;
+        const base = e?.date ?? f.base;
+        const meant = base ? r.meant(base) : undefined;
+        out.push({
+          kind: 'relative-date', file: f.rel, line: i + 1,
+          message: meant ? `"${m[0]}" (written ${base}) meant ${meant}: write the absolute date` : `"${m[0]}" has no date to resolve from: write the absolute date`,
+          ...(meant ? { meant } : {}),
+        });
+        break;
+      }
+    });
+  }
+  return out;
+}
+
+// ---------- contradictions ----------
+const STOP = new Set(['the', 'a', 'an', 'our', 'my', 'its', 'their', 'this', 'that']);
+const CLAIM = /^(.{2,60}?)\s+(?:is|are|=|:|→|->)\s+(.{1,80})$/i;
+
+function claimOf(text: string): { key: string; value: string } | undefined {
+  const t = text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, '').replace(/\s+/g, ' ').trim().replace(/[.!]$/, '');
+  const g = /^(.+?)\s+·\s+(.+?)\s+·\s+(.+)$/.exec(t);
+  if (g) return { key: `${normalizeText(g[1]!)} | ${normalizeText(g[2]!)}`, value: normalizeText(g[3]!) };
+  const m = CLAIM.exec(t);
+  if (!m) return undefined;
+  const key = normalizeText(m[1]!).split(' ').filter((w) => !STOP.has(w)).join(' ');
+  const value = normalizeText(m[2]!);
+  if (!key || key.split(' ').length > 6 || !value || /\b(not|never)\b/.test(value)) return undefined;
+  return { key, value };
+}
+
+function contradictions(files: FileText[]): VerifyFinding[] {
+  const out: VerifyFinding[] = [];
+  const claims = new Map<string, { value: string; e: SourcedEntry }[]>();
+  for (const f of files) {
+    if (f.kind === 'session-state') continue;
+    for (const e of entriesOf(f.rel, f.text)) {
+      if (e.superseded) continue;
+      const c = claimOf(e.text);
+      if (!c) continue;
+      claims.set(c.key, [...(claims.get(c.key) ?? []), { value: c.value, e }]);
+    }
+  }
+  for (const [key, list] of claims) {
+    const values = [...new Set(list.map((x) => x.value))];
+    if (values.length < 2) continue;
+    const first = list[0]!;
+    const others = list.filter((x) => x.value !== first.value);
+    out.push({
+      kind: 'contradiction', file: first.e.path, line: first.e.line,
+      message: `"${key}" has ${values.length} different values: ${values.map((v) => `"${v}"`).join(' vs ')}; keep one and supersede the other (memtier supersede)`,
+      related: others.map((x) => cite(x.e)),
+    });
+  }
+  return out;
+}
+
+function sessionStateConflicts(files: FileText[]): VerifyFinding[] {
+  const out: VerifyFinding[] = [];
+  const f = files.find((x) => x.kind === 'session-state');
+  if (!f) return out;
+  let section = '';
+  const seen = new Map<string, { value: string; line: number }>();
+  f.lines.forEach((line, i) => {
+    const h = /^#{1,6}\s+(.+)$/.exec(line);
+    if (h) { section = h[1]!.trim().toLowerCase(); return; }
+    const m = /^(?:[-*]\s+)?\*{0,2}([A-Za-z][\w /-]{0,40}?)\*{0,2}\s*:\*{0,2}\s+(.+)$/.exec(line.trim());
+    if (!m || /^(updated|last[_ ]verified|created)$/i.test(m[1]!)) return;
+    const k = `${section} / ${m[1]!.trim().toLowerCase()}`;
+    const v = m[2]!.trim();
+    const prev = seen.get(k);
+    if (prev && normalizeText(prev.value) !== normalizeText(v)) {
+      out.push({ kind: 'session-state', file: f.rel, line: i + 1, message: `"${m[1]!.trim()}" has two values: "${prev.value}" (line ${prev.line}) and "${v}"; keep the current one`, related: [`${f.rel}#L${prev.line}`] });
+    } else if (!prev) seen.set(k, { value: v, line: i + 1 });
+  });
+  return out;
+}
+
+const REVERSAL = /\b(?:instead of|rather than|switch(?:ed|ing)? (?:away )?from|replac(?:e|es|ed|ing)|no longer(?: use)?|stop(?:ped)? using|drop(?:ped)?|revert(?:ed)?(?: from)?|move(?:d)? (?:away )?from|not)\s+((?:[\w.+-]+\s*){1,3})/gi;
+const WEAK = new Set(['use', 'the', 'a', 'an', 'to', 'for', 'with', 'and', 'of', 'in', 'on', 'it', 'we', 'cache', 'is', 'be']);
+
+function words(s: string): Set<string> {
+  return new Set(normalizeText(s).split(' ').filter((w) => w.length >= 3 && !WEAK.has(w)));
+}
+
+function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
+  const all: (SourcedEntry & { when: string })[] = [];
+  const logs = listMemoryFiles(ctx.root).map(classify).filter((i) => i.kind === 'episodic' || i.kind === 'legacy-daily' || i.kind === 'buffer');
+  const texts: { rel: string; text: string; date?: string }[] = [
+    ...files.map((f) => ({ rel: f.rel, text: f.text })),
+    ...logs.map((i) => ({ rel: i.rel, text: read(ctx, i.rel) ?? '', ...(i.date ? { date: i.date } : {}) })),
+  ];
+  const supersededIds = new Set<string>();
+  for (const t of texts) {
+    for (const e of entriesOf(t.rel, t.text, t.date)) {
+      if (e.superseded) { if (e.id) supersededIds.add(e.id); continue; }
+      if (e.type !== 'DECISION') continue;
+      all.push({ ...e, when: `${e.day ?? '0000-00-00'} ${e.time ?? '00:00'}` });
+    }
+  }
+  const uniq = new Map<string, (typeof all)[number]>();
+  for (const e of all) {
+    const k = e.id ?? normalizeText(e.text);
+    if (!uniq.has(k)) uniq.set(k, e);
+  }
+  const decisions = [...uniq.values()].filter((e) => !(e.id && supersededIds.has(e.id))).sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
+  const out: VerifyFinding[] = [];
+  for (let j = 0; j < decisions.length; j++) {
+    const b = decisions[j]!;
+    const objects = new Set<string>();
+    for (const m of b.text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
+    if (objects.size === 0) continue;
+    for (let i = 0; i < j; i++) {
+      const a = decisions[i]!;
+      if (a.when === b.when && a.text === b.text) continue;
+      const aw = words(a.text);
+      const hit = [...objects].find((w) => aw.has(w));
+      if (!hit) continue;
+      // the earlier decision must be *for* the thing the later one reverses, not itself against it
+      const aAgainst = [...a.text.matchAll(REVERSAL)].some((m) => words(m[1]!).has(hit));
+      if (aAgainst) continue;
+      out.push({
+        kind: 'reversed-decision', file: a.path, line: a.line,
+        message: `decision "${a.text}" (${a.day ?? 'undated'}) looks reversed by "${b.text}" (${b.day ?? 'undated'}) but is not marked superseded: run memtier supersede ${a.id ? `^${a.id}` : `${a.path}:${a.line}`} --by …, or strike it through`,
+        related: [cite(b)],
+      });
+    }
+  }
+  return out;
+}
+
+// ---------- stale ----------
+function stale(files: FileText[], t: string): VerifyFinding[] {
+  const out: VerifyFinding[] = [];
+  for (const f of files) {
+    const v = frontDate(f.lines, 'last_verified');
+    if (!v) continue;
+    const age = daysBetween(v, t);
+    if (age > VERIFIED_MAX_DAYS) {
+      const line = f.lines.findIndex((l) => /last[_-]verified/i.test(l)) + 1;
+      out.push({ kind: 'stale', file: f.rel, line, message: `last verified ${v}, ${age} days ago (over ${VERIFIED_MAX_DAYS}): re-check the note, then update last_verified` });
+    }
+  }
+  return out;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  date: string;
+  counts: Record<FindingKind, number>;
+  findings: VerifyFinding[];
+  report: string;
+  reportText: string;
+}
+
+export function verify(ctx: Ctx): VerifyResult {
+  const t = today(ctx);
+  const files = durableFiles(ctx);
+  const findings = [
+    ...deadRefs(ctx, files),
+    ...relativeDates(files),
+    ...contradictions(files),
+    ...sessionStateConflicts(files),
+    ...reversedDecisions(ctx, files),
+    ...stale(files, t),
+  ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.kind < b.kind ? -1 : 1)));
+  const counts = { 'dead-path': 0, 'relative-date': 0, contradiction: 0, 'session-state': 0, 'reversed-decision': 0, stale: 0 } as Record<FindingKind, number>;
+  for (const f of findings) counts[f.kind]++;
+  const report = `${PATHS.reviews}/verify-${t}.md`;
+  const titles: Record<FindingKind, string> = {
+    'dead-path': 'Dead paths and links', 'relative-date': 'Relative dates', contradiction: 'Contradictions',
+    'session-state': 'SESSION-STATE conflicts', 'reversed-decision': 'Reversed decisions without a superseded mark', stale: 'Stale notes (last_verified)',
+  };
+  const lines = [`# Verify ${t}`, '', findings.length ? `${findings.length} finding(s) in ${files.length} durable files.` : `Nothing found in ${files.length} durable files.`, ''];
+  for (const k of Object.keys(titles) as FindingKind[]) {
+    const fs = findings.filter((f) => f.kind === k);
+    if (!fs.length) continue;
+    lines.push(`## ${titles[k]}`);
+    for (const f of fs) lines.push(`- [${f.file}:${f.line}](${posix.relative(PATHS.reviews, f.file)}#L${f.line}) ${f.message}${f.related?.length ? ` (see ${f.related.join(', ')})` : ''}`);
+    lines.push('');
+  }
+  if (findings.some((f) => f.kind === 'contradiction' || f.kind === 'reversed-decision')) {
+    lines.push('An agent can resolve these with the prompt in templates/verify-review.md.', '');
+  }
+  return { ok: findings.length === 0, date: t, counts, findings, report, reportText: lines.join('\n') };
+}

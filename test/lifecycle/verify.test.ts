@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { verify } from '../../lib/lifecycle/verify.js';
+import { readTree, runCli, testCtx, tmpTree } from '../helpers.js';
+
+function fixture(): Record<string, string> {
+  return {
+    'MEMORY.md': '# Memory\n- [Infra](memory/semantic/infrastructure.md) — servers\n- [Gone](memory/semantic/gone.md) — removed note\n- [Cited](memory/semantic/infrastructure.md#^nope0001) — bad anchor\n- [Good](memory/semantic/infrastructure.md#^inf00001) — good anchor\n',
+    'SESSION-STATE.md': '# Session state\n\n## Key context\n- branch: main\n- branch: release\n- owner: ana\n',
+    'memory/semantic/infrastructure.md': '---\ntags: [infrastructure]\nlast_verified: 2026-03-01\n---\n# Infrastructure\n- 2026-05-01 10:00 [TECH] db port is 5432 ^inf00001\n- 2026-05-10 10:00 [TECH] DB port is 5433 ^inf00002\n- 2026-05-10 11:00 [TECH] config lives in `memory/semantic/missing.conf` ^inf00003\n- 2026-05-10 12:00 [TECH] the proxy is caddy ^inf00004\n- 2026-05-12 09:00 [TECH] upgraded the kernel yesterday ^inf00005\n- 2026-05-12 09:30 [TECH] 明天 rotate the keys ^inf00006\n',
+    'memory/semantic/decisions.md': '---\ntags: [review]\nlast_verified: 2026-05-10\n---\n# Decisions\n- 2026-04-01 10:00 [DECISION] use MySQL for the orders service ^dec00001\n- 2026-04-02 10:00 [DECISION] use Redis for sessions ^dec00002\n- 2026-05-02 10:00 [DECISION] use Postgres instead of MySQL for orders ^dec00003\n- ~~2026-04-03 10:00 [DECISION] use nginx~~ superseded by ^dec00005 ^dec00004\n- 2026-05-03 10:00 [DECISION] switch from nginx to caddy ^dec00005\n',
+    'memory/semantic/people.md': '---\ntags: [people]\ncreated: 2026-05-04\nlast_verified: 2026-05-04\n---\n# People\n- Ana joined last week\n',
+    'memory/episodic/2026-05-14.md': '# 2026-05-14\n- 09:00 [EVENT] yesterday the build broke, see `memory/nowhere.md` ^ep000001\n',
+  };
+}
+
+describe('verify', () => {
+  it('finds dead paths, relative dates with their absolute dates, contradictions, reversed decisions and stale notes', () => {
+    const root = tmpTree(fixture());
+    const r = verify(testCtx(root));
+    const by = (k: string) => r.findings.filter((f) => f.kind === k);
+    expect(by('dead-path').map((f) => `${f.file}:${f.line}`).sort()).toEqual(['MEMORY.md:3', 'MEMORY.md:4', 'memory/semantic/infrastructure.md:8']);
+    const rel = by('relative-date');
+    expect(rel.map((f) => [f.file, f.line, f.meant])).toEqual([
+      ['memory/semantic/infrastructure.md', 10, '2026-05-11'],
+      ['memory/semantic/infrastructure.md', 11, '2026-05-13'],
+      ['memory/semantic/people.md', 7, 'the week of 2026-04-27'],
+    ]);
+    const c = by('contradiction');
+    expect(c).toHaveLength(1);
+    expect(c[0]!.message).toMatch(/db port/);
+    expect(c[0]!.related).toEqual(['memory/semantic/infrastructure.md#^inf00002']);
+    expect(by('session-state')).toHaveLength(1);
+    expect(by('session-state')[0]!.line).toBe(5);
+    const rev = by('reversed-decision');
+    expect(rev.map((f) => f.line)).toEqual([6]); // MySQL reversed; nginx is already superseded
+    expect(by('stale').map((f) => f.file)).toEqual(['memory/semantic/infrastructure.md']);
+    // logs are history: the episodic "yesterday" and its path are not reported
+    expect(r.findings.some((f) => f.file.startsWith('memory/episodic/'))).toBe(false);
+  });
+
+  it('writes the report, exits 1, and a second run leaves it unchanged; a clean memory exits 0', async () => {
+    const root = tmpTree(fixture());
+    const a = await runCli(['verify', '--root', root]);
+    expect(a.code).toBe(1);
+    expect(a.stdout).toMatch(/→ memory\/reviews\/verify-2026-05-15\.md/);
+    const rep = readTree(root)['memory/reviews/verify-2026-05-15.md']!;
+    expect(rep).toContain('## Relative dates');
+    expect(rep).toContain('meant 2026-05-11');
+    const snap = readTree(root);
+    const b = await runCli(['verify', '--root', root, '--json']);
+    expect(b.code).toBe(1);
+    expect(JSON.parse(b.stdout).written).toBe(false);
+    expect(readTree(root)).toEqual(snap);
+
+    const clean = tmpTree({ 'MEMORY.md': '# Memory\n- [Infra](memory/semantic/infrastructure.md) — servers\n', 'memory/semantic/infrastructure.md': '---\ntags: [infrastructure]\nlast_verified: 2026-05-10\n---\n# Infra\n- 2026-05-10 10:00 [TECH] db port is 5432 ^inf00001\n' });
+    const ok = await runCli(['verify', '--root', clean, '--dry-run']);
+    expect(ok.code).toBe(0);
+    expect(readTree(clean)['memory/reviews/verify-2026-05-15.md']).toBeUndefined();
+  });
+});
