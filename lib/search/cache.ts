@@ -151,8 +151,14 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
     renameSync(tmp, join(dir, 'manifest.json'));
-    // remove older builds (a reader still on one falls back to the files)
-    for (const d of readdirSync(dir)) if (d !== build && d !== 'manifest.json' && /^b[0-9a-z]+$/.test(d)) rmSync(join(dir, d), { recursive: true, force: true });
+    // remove other builds, but not one another process may still be writing or reading (< 30 s
+    // old); a reader whose build vanished anyway falls back to the files and rebuilds
+    const now = Date.now();
+    for (const d of readdirSync(dir)) {
+      if (d === build || !/^b[0-9a-z]+$/.test(d)) continue;
+      const st = statSync(join(dir, d), { throwIfNoEntry: false });
+      if (st && now - st.mtimeMs > 30_000) rmSync(join(dir, d), { recursive: true, force: true });
+    }
     return m;
   } catch {
     try { rmSync(join(dir, build), { recursive: true, force: true }); } catch { /* ignore */ }
@@ -278,7 +284,8 @@ export function rebuildIndex(ctx: Ctx): MemoryIndex {
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
 export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   applyTokenizerEnv(ctx.env);
-  const m = readManifest(ctx.root);
+  let m = readManifest(ctx.root);
+  if (m && !statSync(join(ctx.root, INDEX_DIR, m.build), { throwIfNoEntry: false })) m = undefined; // build vanished
   const scan = scanFiles(ctx.root, m);
   if (!m) {
     if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });

@@ -393,12 +393,11 @@ export async function loadIndex(ctx: Ctx): Promise<IndexView> {
 
 /** Run `fn` on the index; if another process replaced the cache mid-read, run it on the files. */
 export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promise<T> {
-  const { openIndex, StaleBuildError } = await import('./cache.js');
+  const { openIndex, rebuildIndex, StaleBuildError } = await import('./cache.js');
   try {
     return fn(openIndex(ctx));
   } catch (e) {
     if (!(e instanceof StaleBuildError)) throw e;
-    const { loadCorpusFresh } = await import('./corpus.js');
-    return fn(loadCorpusFresh(ctx.root));
+    return fn(rebuildIndex(ctx)); // built from the files, and the cache written again
   }
 }

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INDEX_DIR, indexStatus, openIndex, REBUILD_AT, type LoadReport } from '../../lib/search/cache.js';
 import { search } from '../../lib/search/search.js';
-import { rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
+import { spawn } from 'node:child_process';
+import { BIN, REPO, rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
 
 const roots: string[] = [];
 afterEach(() => { while (roots.length) rmTree(roots.pop()!); });
@@ -89,6 +90,24 @@ describe('index cache freshness', () => {
     await hits(root, 'x');
     for (const d of readdirSync(join(root, INDEX_DIR))) if (d !== 'manifest.json') rmSync(join(root, INDEX_DIR, d), { recursive: true });
     expect(await hits(root, 'standup number 7')).toContain('memory/episodic/2026-05-07.md#L1');
+    // and the cache was written again
+    const st = indexStatus(root);
+    expect(st.missing).toBe(false);
+    expect(existsSync(join(root, INDEX_DIR, st.build!))).toBe(true);
+  });
+
+  it('several processes searching a fresh memory at once all answer right (concurrent builds)', async () => {
+    const root = memory();
+    expect(existsSync(join(REPO, 'dist', 'lib', 'search', 'cache.js'))).toBe(true); // run `npx tsc -p .` first
+    const run = (q: string) => new Promise<string>((res) => {
+      const p = spawn(process.execPath, [BIN, 'search', q, '--root', root, '--json'], { env: { PATH: process.env.PATH, MEMTIER_NOW: '2026-05-15T14:30:00Z', MEMTIER_TZ: 'UTC' } });
+      let out = '';
+      p.stdout.on('data', (d) => { out += d; });
+      p.on('exit', () => res(out));
+    });
+    const outs = await Promise.all([3, 5, 7, 9].map((n) => run(`standup number ${n}`)));
+    outs.forEach((o, i) => expect(JSON.parse(o).results.map((r: { cite: string }) => r.cite)).toContain(`memory/episodic/2026-05-0${[3, 5, 7, 9][i]}.md#L1`));
+    expect(indexStatus(root)).toMatchObject({ missing: false, changed: 0 });
   });
 
   it('the search command sees a hand edit immediately (CLI, in-process)', async () => {
