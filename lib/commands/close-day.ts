@@ -1,0 +1,95 @@
+/**
+ * `memtier close-day [DATE] [--date D]`: append the closure block (Updated / Decisions / Signal /
+ * Open) to an episodic day, built from its entries. Never writes a second block.
+ */
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { localDate } from '../core/clock.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { episodicPath } from '../format/layout.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openStore, readMemoryFile } from '../store/store.js';
+import { closureAppend } from '../lifecycle/closure.js';
+
+export function parseDay(value: string, source: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const ok = m && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  if (!ok) throw new UsageError(`${source} "${value.slice(0, 40)}" is not a date`, 'write it as YYYY-MM-DD, e.g. 2026-05-14');
+  return value;
+}
+
+/** OpenClaw daily files for a day (memory/YYYY-MM-DD.md, memory/YYYY-MM-DD-slug.md). */
+export function legacyDayFiles(root: string, date: string): string[] {
+  try {
+    return readdirSync(join(root, 'memory')).filter((n) => n === `${date}.md` || (n.startsWith(`${date}-`) && n.endsWith('.md'))).sort().map((n) => `memory/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+export const command: CommandSpec = {
+  name: 'close-day',
+  summary: 'write the closure block of a day from its entries',
+  usage: ['close-day [DATE] [--date YYYY-MM-DD]'],
+  description: `Appends the closure block to memory/episodic/DATE.md (default: today):
+
+  ## Closure
+  Updated: DATE
+  Decisions: the day's [DECISION] entries, short, each with its (^id)
+  Signal: the day's [LESSON] entries
+  Open: "pending:" / "blocker:" entries no later "done:" entry of the day closed
+
+An empty line says "none". Edit the values afterwards: this is a skeleton to refine.
+A day whose last entry is already followed by a complete block is left alone; a partial block
+gets only its missing lines. A day without an episodic file is an error (an OpenClaw daily file
+memory/DATE.md is adopted first with "memtier adopt").`,
+  flags: [{ name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'the day to close (default: today in $MEMTIER_TZ)' }],
+  examples: ['memtier close-day', 'memtier close-day 2026-05-14', 'memtier close-day --date 2026-05-14 --json'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const flag = flagString(args, 'date');
+    const pos = args.positionals[0];
+    if (args.positionals.length > 1 || (flag && pos && flag !== pos)) throw new UsageError('close-day takes one date', 'e.g. memtier close-day 2026-05-14');
+    const date = parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
+    const rel = episodicPath(date);
+    const text = readMemoryFile(ctx.root, rel);
+    if (text === undefined) {
+      const legacy = legacyDayFiles(ctx.root, date);
+      throw new MemtierError(`no episodic file for ${date}`, {
+        code: 'missing',
+        file: rel,
+        hint: legacy.length
+          ? `the day lives in ${legacy.join(', ')} (OpenClaw): run "memtier adopt" to move it to ${rel}, then close it`
+          : `nothing was logged that day; write entries with "memtier add" or "memtier wal", or pick another --date`,
+      });
+    }
+    let plan = closureAppend(date, text);
+    let written = false;
+    if (plan.append !== undefined) {
+      written = openStore(ctx).mutate((tx) => {
+        const cur = tx.read(rel);
+        if (cur === undefined) throw new MemtierError(`${rel} disappeared while closing the day`, { code: 'missing', file: rel, hint: 'run the command again' });
+        if (cur !== text) plan = closureAppend(date, cur); // edited meanwhile: recompute under the lock
+        if (plan.append === undefined) return false;
+        tx.append(rel, plan.append);
+        return true;
+      });
+    }
+    const v = plan.values;
+    const partial = plan.status.have.size > 0 && plan.status.missing.length > 0;
+    const lines: string[] = [];
+    if (!written) lines.push(`${rel} already ends with a closure block; nothing written`);
+    else {
+      lines.push(`${partial ? `completed the closure block of ${rel} (${plan.status.missing.join(', ')})` : `closed ${rel}`}:`);
+      for (const k of plan.status.missing as (keyof typeof v)[]) lines.push(`  ${k}: ${v[k]}`);
+      if (plan.status.earlierBlockLine) lines.push(`note: an earlier closure block at line ${plan.status.earlierBlockLine} is followed by later entries; this block covers the whole day`);
+      lines.push(`edit the values in ${rel} if they need more than the entries say`);
+    }
+    if (existsSync(join(ctx.root, 'memory', `${date}.md`))) lines.push(`note: memory/${date}.md (OpenClaw) also holds this day; "memtier adopt" moves it into memory/episodic/`);
+    return {
+      text: lines.join('\n'),
+      json: { ok: true, path: rel, date, written, missing: written ? plan.status.missing : [], values: v, ...(plan.status.earlierBlockLine ? { earlierBlockLine: plan.status.earlierBlockLine } : {}) },
+    };
+  },
+};
