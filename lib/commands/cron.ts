@@ -1,0 +1,55 @@
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdUnits, writeCrontab } from '../lifecycle/cron.js';
+
+export const command: CommandSpec = {
+  name: 'cron',
+  summary: 'print or install schedules for consolidate, dream and review',
+  usage: ['cron [--crontab | --systemd | --openclaw] [--bin PATH]', 'cron --install [--dry-run]'],
+  description: `Prints ready-to-use schedules for this memory: nightly "consolidate" then "dream --apply" at
+03:00, and the weekly "review" on Monday at 09:00 (seeds 000, 001, 004). Formats: crontab lines
+(default), systemd user units (a service and a timer per job, Persistent=true so a missed run
+happens at the next boot), or "openclaw cron add" commands (an isolated agent turn that runs the
+command). --install merges the crontab lines into your crontab, replacing only memtier's own
+block for this memory; run it with --dry-run first to see the resulting crontab. Installing
+twice changes nothing. The crontab program can be set with MEMTIER_CRONTAB.`,
+  flags: [
+    { name: 'crontab', type: 'boolean', description: 'crontab lines (default)' },
+    { name: 'systemd', type: 'boolean', description: 'systemd user service and timer units' },
+    { name: 'openclaw', type: 'boolean', description: 'openclaw cron add commands' },
+    { name: 'bin', type: 'string', value: 'PATH', description: 'the memtier command to schedule (default: memtier, or $MEMTIER_BIN)' },
+    { name: 'install', type: 'boolean', description: 'install the crontab lines (crontab only)' },
+    { name: 'dry-run', type: 'boolean', description: 'with --install: show the new crontab, change nothing' },
+  ],
+  examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --install --dry-run', 'memtier cron --install'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const bin = flagString(args, 'bin') ?? ctx.env.MEMTIER_BIN ?? 'memtier';
+    const picked = (['crontab', 'systemd', 'openclaw'] as const).filter((f) => flagBool(args, f));
+    if (picked.length > 1) throw new UsageError(`choose one of --crontab, --systemd, --openclaw (got ${picked.map((p) => `--${p}`).join(' ')})`);
+    const format = picked[0] ?? 'crontab';
+    const install = flagBool(args, 'install');
+    if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? 'save the printed units, then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer' : 'run the printed openclaw cron add commands');
+    const root = ctx.root;
+    if (format === 'systemd') {
+      const units = systemdUnits(bin, root);
+      const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), '# then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer'].join('\n');
+      return { text, json: { ok: true, format, units } };
+    }
+    if (format === 'openclaw') {
+      const cmds = openclawCommands(bin, root, ctx.clock.tz);
+      return { text: cmds.join('\n\n'), json: { ok: true, format, commands: cmds } };
+    }
+    const block = crontabBlock(bin, root);
+    if (!install) return { text: block.replace(/\n$/, ''), json: { ok: true, format, lines: block.split('\n').filter(Boolean) } };
+    const current = readCrontab(ctx);
+    const next = mergeCrontab(current, block, root);
+    const changed = next !== current;
+    const dry = flagBool(args, 'dry-run');
+    if (changed && !dry) writeCrontab(ctx, next);
+    const msg = !changed ? 'crontab already has these schedules; nothing changed'
+      : dry ? 'dry run: the crontab would become (run without --dry-run to install):' : 'installed into your crontab:';
+    return { text: changed ? `${msg}\n${dry ? next : block}`.replace(/\n$/, '') : msg, json: { ok: true, format, installed: changed && !dry, changed, dryRun: dry, crontab: next } };
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * Schedules for the upkeep (seed 004's weekly review, seed 000's nightly consolidation, seed 001's
+ * dream): nightly `consolidate` then `dream --apply` at 03:00, the weekly `review` on Monday at
+ * 09:00, as crontab lines, systemd user units (service + timer) or `openclaw cron add` commands.
+ *
+ * `--install` (crontab only) replaces memtier's own block in the user's crontab, between
+ * `# >>> memtier ROOT >>>` and `# <<< memtier ROOT <<<`, and leaves every other line alone. The
+ * crontab program is `$MEMTIER_CRONTAB` (default `crontab`), so tests use a fake one.
+ */
+import { spawnSync } from 'node:child_process';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+
+export const NIGHTLY = { minute: 0, hour: 3 } as const;
+export const WEEKLY = { minute: 0, hour: 9, weekday: 1 } as const;
+
+/** POSIX shell single-quoting (only when needed). */
+export function shq(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface Job { name: string; cron: string; calendar: string; commands: string[][]; what: string }
+
+export function jobs(bin: string, root: string): Job[] {
+  const r = ['--root', root, '--quiet'];
+  return [
+    { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[bin, 'consolidate', ...r], [bin, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
+    { name: 'memtier-weekly', cron: `${WEEKLY.minute} ${WEEKLY.hour} * * ${WEEKLY.weekday}`, calendar: 'Mon *-*-* 09:00:00', commands: [[bin, 'review', ...r]], what: 'weekly review' },
+  ];
+}
+
+const line = (argv: string[]): string => argv.map(shq).join(' ');
+
+export function blockMarkers(root: string): { begin: string; end: string } {
+  return { begin: `# >>> memtier ${root} >>>`, end: `# <<< memtier ${root} <<<` };
+}
+
+export function crontabBlock(bin: string, root: string): string {
+  const { begin, end } = blockMarkers(root);
+  const log = shq(`${root}/.memtier/cron.log`);
+  const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
+  for (const j of jobs(bin, root)) out.push(`${j.cron} ${j.commands.map(line).join(' && ')} >> ${log} 2>&1  # ${j.what}`);
+  out.push(end);
+  return out.join('\n') + '\n';
+}
+
+export function systemdUnits(bin: string, root: string): { file: string; content: string }[] {
+  const out: { file: string; content: string }[] = [];
+  for (const j of jobs(bin, root)) {
+    out.push({
+      file: `~/.config/systemd/user/${j.name}.service`,
+      content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
+    });
+    out.push({
+      file: `~/.config/systemd/user/${j.name}.timer`,
+      content: `[Unit]\nDescription=memtier ${j.what} timer\n\n[Timer]\nOnCalendar=${j.calendar}\nPersistent=true\nRandomizedDelaySec=120\n\n[Install]\nWantedBy=timers.target\n`,
+    });
+  }
+  return out;
+}
+
+export function openclawCommands(bin: string, root: string, tz: string): string[] {
+  return jobs(bin, root).map((j) => {
+    const cmd = j.commands.map(line).join(' && ');
+    const message = `Run this shell command and reply with its last output line only: ${cmd}`;
+    return ['openclaw cron add', `--name ${shq(j.name)}`, `--cron ${shq(j.cron)}`, ...(tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : []), '--session isolated', '--light-context', '--no-deliver', `--message ${shq(message)}`].join(' \\\n  ');
+  });
+}
+
+/** The crontab with memtier's block for `root` replaced (or added). */
+export function mergeCrontab(current: string, block: string, root: string): string {
+  const { begin, end } = blockMarkers(root);
+  const lines = current.split('\n');
+  const b = lines.indexOf(begin);
+  const e = lines.indexOf(end);
+  let kept: string[];
+  if (b >= 0 && e > b) kept = [...lines.slice(0, b), ...lines.slice(e + 1)];
+  else kept = lines;
+  let text = kept.join('\n').replace(/\n+$/, '');
+  if (b >= 0 && e > b) {
+    const before = lines.slice(0, b).join('\n');
+    const after = lines.slice(e + 1).join('\n');
+    return `${before ? before + '\n' : ''}${block}${after}`.replace(/\n*$/, '\n');
+  }
+  text = text ? text + '\n' : '';
+  return text + block;
+}
+
+function crontabBin(ctx: Ctx): string {
+  return ctx.env.MEMTIER_CRONTAB || 'crontab';
+}
+
+export function readCrontab(ctx: Ctx): string {
+  const r = spawnSync(crontabBin(ctx), ['-l'], { encoding: 'utf8', env: { PATH: ctx.env.PATH ?? '/usr/bin:/bin', HOME: ctx.env.HOME ?? '/nonexistent' } });
+  if (r.error) throw new MemtierError(`cannot run ${crontabBin(ctx)}: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}`, { code: 'cron', hint: 'install cron, or use --systemd / --openclaw and install the printed schedule yourself' });
+  if (r.status !== 0) {
+    if (/no crontab/i.test(r.stderr ?? '')) return '';
+    throw new MemtierError(`${crontabBin(ctx)} -l failed: ${(r.stderr ?? '').trim()}`, { code: 'cron' });
+  }
+  return r.stdout ?? '';
+}
+
+export function writeCrontab(ctx: Ctx, text: string): void {
+  const r = spawnSync(crontabBin(ctx), ['-'], { input: text, encoding: 'utf8', env: { PATH: ctx.env.PATH ?? '/usr/bin:/bin', HOME: ctx.env.HOME ?? '/nonexistent' } });
+  if (r.error || r.status !== 0) throw new MemtierError(`${crontabBin(ctx)} - failed: ${(r.stderr ?? r.error?.message ?? '').trim()}`, { code: 'cron', hint: 'nothing was installed; install the printed lines with "crontab -e"' });
+}

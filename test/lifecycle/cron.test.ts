@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { mergeCrontab } from '../../lib/lifecycle/cron.js';
+import { runCli, tmpTree } from '../helpers.js';
+
+/** A fake crontab program: `-l` prints the stored file (or "no crontab"), `-` stores stdin. */
+function fakeCrontab(dir: string, initial?: string): { bin: string; store: string } {
+  const store = join(dir, 'crontab.txt');
+  if (initial !== undefined) writeFileSync(store, initial);
+  const bin = join(dir, 'fake-crontab');
+  writeFileSync(bin, `#!/bin/sh\nif [ "$1" = "-l" ]; then\n  if [ -f '${store}' ]; then cat '${store}'; else echo "no crontab for test" >&2; exit 1; fi\nelif [ "$1" = "-" ]; then\n  cat > '${store}'\nelse exit 2; fi\n`);
+  chmodSync(bin, 0o755);
+  return { bin, store };
+}
+
+describe('cron', () => {
+  it('prints crontab lines for 03:00 nightly and Monday 09:00 weekly', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const r = await runCli(['cron', '--root', root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`0 3 * * * memtier consolidate --root ${root} --quiet && memtier dream --apply --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 memtier review --root ${root} --quiet >>`);
+  });
+
+  it('prints systemd units and openclaw commands; rejects two formats', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const s = await runCli(['cron', '--root', root, '--systemd', '--json']);
+    const units = JSON.parse(s.stdout).units as { file: string; content: string }[];
+    expect(units.map((u) => u.file.split('/').pop())).toEqual(['memtier-nightly.service', 'memtier-nightly.timer', 'memtier-weekly.service', 'memtier-weekly.timer']);
+    expect(units[1]!.content).toContain('OnCalendar=*-*-* 03:00:00');
+    expect(units[3]!.content).toContain('OnCalendar=Mon *-*-* 09:00:00');
+    expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
+    const o = await runCli(['cron', '--root', root, '--openclaw']);
+    expect(o.stdout).toContain("openclaw cron add \\\n  --name memtier-nightly \\\n  --cron '0 3 * * *' \\\n  --tz UTC");
+    expect(o.stdout).toContain('--session isolated');
+    const bad = await runCli(['cron', '--root', root, '--systemd', '--openclaw']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('--install with a fake crontab: dry run first, keeps other lines, and a second install changes nothing', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const { bin, store } = fakeCrontab(root, 'MAILTO=me\n15 * * * * /usr/bin/backup\n');
+    const env = { MEMTIER_CRONTAB: bin, PATH: process.env.PATH };
+    const dry = await runCli(['cron', '--root', root, '--install', '--dry-run'], { env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^dry run/);
+    expect(readFileSync(store, 'utf8')).toBe('MAILTO=me\n15 * * * * /usr/bin/backup\n');
+    const inst = await runCli(['cron', '--root', root, '--install'], { env });
+    expect(inst.code).toBe(0);
+    const tab = readFileSync(store, 'utf8');
+    expect(tab.startsWith('MAILTO=me\n15 * * * * /usr/bin/backup\n# >>> memtier ')).toBe(true);
+    expect(tab.match(/memtier review/g)?.length).toBe(1);
+    const again = await runCli(['cron', '--root', root, '--install', '--json'], { env });
+    expect(JSON.parse(again.stdout).changed).toBe(false);
+    expect(readFileSync(store, 'utf8')).toBe(tab);
+  });
+
+  it('--install on an empty crontab, and a changed --bin replaces only the memtier block', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const { bin, store } = fakeCrontab(root);
+    expect(existsSync(store)).toBe(false);
+    const env = { MEMTIER_CRONTAB: bin, PATH: process.env.PATH };
+    await runCli(['cron', '--root', root, '--install'], { env });
+    writeFileSync(store, readFileSync(store, 'utf8') + '30 2 * * * other\n');
+    await runCli(['cron', '--root', root, '--install', '--bin', '/opt/memtier/bin/memtier'], { env });
+    const tab = readFileSync(store, 'utf8');
+    expect(tab).toContain('/opt/memtier/bin/memtier review');
+    expect(tab).not.toMatch(/^0 9 \* \* 1 memtier review/m);
+    expect(tab).toContain('30 2 * * * other\n');
+    expect(mergeCrontab(tab, 'x\n', '/elsewhere')).toBe(tab + 'x\n');
+  });
+});
