@@ -3,7 +3,7 @@
  *
  * Generates a deterministic synthetic memory (English with about 10 % Chinese; episodic days
  * plus semantic and procedural notes with frontmatter) and measures, on this machine:
- * - bare `node -e ''` start (median of --runs spawns), measured in the same run;
+ * - bare `node -e ''` start (median of --runs spawns), interleaved with the cold searches;
  * - full index build (in a child process: time and peak RSS);
  * - cold whole-process `memtier search` (median of --runs spawns over different queries);
  * - warm in-process query (index loaded; median over 50 queries) and a warm `search()` call
@@ -158,7 +158,6 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const stats = generateMemory(dir, o.notes);
     const bin = findUp('bin/memtier.js');
     const distSearch = join(dirname(bin), '..', 'dist', 'lib', 'search');
-    const bare = median(Array.from({ length: o.runs }, () => timed(['-e', ''], env).ms));
     // full build in a child (time + peak RSS)
     rmSync(join(dir, '.memtier'), { recursive: true, force: true });
     const buildScript = `import('${join(distSearch, 'cache.js').replace(/\\/g, '/')}').then(async (c) => { const { makeClock } = await import('${join(distSearch, '..', 'core', 'clock.js').replace(/\\/g, '/')}'); const t = performance.now(); c.rebuildIndex({ root: ${JSON.stringify(dir)}, clock: makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }), log: { info() {}, warn() {} }, env: {}, cwd: ${JSON.stringify(dir)}, interactive: false }); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.resourceUsage().maxRSS })); })`;
@@ -166,12 +165,17 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const b = JSON.parse(timed(['-e', buildScript], env).out.trim().split('\n').pop() ?? '{}') as { ms: number; rss: number };
     // cold whole-process searches
     const queries = ['docker deploy failed', 'postgres backup restore', '部署 失败', 'billing invoice customer', 'kubernetes helm chart', 'coffee morning habit', 'rollback release version', '数据库 备份', 'flight hotel budget', 'alert dashboard latency'];
+    // bare node and cold searches interleaved, so machine load hits both alike
     const cold: number[] = [];
+    const bareRuns: number[] = [];
+    timed([bin, 'search', 'warmup', '--root', dir, '--json'], env); // page cache
     for (let i = 0; i < o.runs; i++) {
+      bareRuns.push(timed(['-e', ''], env).ms);
       const r = timed([bin, 'search', queries[i % queries.length]!, '--root', dir, '--json'], env);
       if (r.code !== 0) throw new UsageError(`memtier search failed in the perf memory (exit ${r.code})`);
       cold.push(r.ms);
     }
+    const bare = median(bareRuns);
     const rssScript = `import('${join(dirname(bin), '..', 'dist', 'lib', 'cli', 'main.js').replace(/\\/g, '/')}').then(async (m) => { await m.main({ argv: ['search', 'docker deploy failed', '--root', ${JSON.stringify(dir)}, '--json'], env: process.env, cwd: ${JSON.stringify(dir)}, stdout: { write() {} }, stderr: process.stderr }); console.log(process.resourceUsage().maxRSS); })`;
     const coldRss = Number(timed(['-e', rssScript], env).out.trim().split('\n').pop());
     // warm, in this process
