@@ -118,7 +118,7 @@ export async function main(p: MainParams): Promise<number> {
     };
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, interactive: !args.json && stderr.isTTY === true };
     const result = await command.run(ctx, args, p);
-    await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.text);
+    await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
     else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
     return result.exitCode ?? 0;

@@ -35,6 +35,8 @@ export interface CommandResult {
   text?: string;
   /** The same result as data, printed under --json. */
   json?: unknown;
+  /** One line for the git commit message when the memory is a repository (default: the text's first line). */
+  commitSummary?: string;
 }
 
 export interface Io {

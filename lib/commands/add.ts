@@ -25,6 +25,6 @@ Use tags from memory/TAGS.md; "#friction" marks something that cost time (the we
     if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
     const id = flagString(args, 'id');
     const [r] = addEntries(ctx, [{ text, ...(type ? { type } : {}), ...(id ? { id } : {}), tags: flagList(args, 'tags') ?? [] }]);
-    return { text: args.quiet ? '' : `added ^${r!.id} to ${r!.path}:${r!.line}`, json: { ok: true, ...r } };
+    return { text: args.quiet ? '' : `added ^${r!.id} to ${r!.path}:${r!.line}`, json: { ok: true, ...r }, commitSummary: `${type ? `[${type}] ` : ''}${text}` };
   },
 };
