@@ -1,7 +1,7 @@
 /**
  * The tokenizer, shared by the index and the query side so both agree token for token.
  *
- * - Unicode: NFKC normalization, then lower-casing (case folding); accents are kept.
+ * - Unicode: NFKC normalization and case folding (lower case plus ß → ss, ς → σ); accents are kept.
  * - Latin-script words: English stop words dropped, possessive `'s` dropped, then Porter
  *   stemming (`stemmer` package) for ASCII words ("running" → "run", "studies" → "studi").
  * - Numbers and dates are kept whole: `2023`, `3.5`, `2026-05-15`, `v2`.
@@ -15,7 +15,7 @@ import { stemmer } from 'stemmer';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 3;
+export const TOKENIZER_VERSION = 4;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -90,6 +90,15 @@ function cjk(run: string, out: string[]): void {
   }
 }
 
+/**
+ * Unicode case folding: NFKC (full-width → ASCII, ligatures), lower case, then the full folds
+ * lower-casing misses (ß → ss, final sigma → σ), so "STRASSE", "Straße" and "strasse" meet.
+ */
+export function fold(text: string): string {
+  const t = text.normalize('NFKC').toLowerCase();
+  return /[ßς]/.test(t) ? t.replace(/ß/g, 'ss').replace(/ς/g, 'σ') : t;
+}
+
 const stemCache = new Map<string, string>();
 
 /** Normalize one Latin-script word: possessive, stop word, stem. Returns '' when dropped. */
@@ -114,7 +123,7 @@ export function normalizeWord(w: string): string {
 /** Tokens of `text` in order (duplicates kept, for term frequency). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const norm = text.normalize('NFKC').toLowerCase();
+  const norm = fold(text);
   const parts = CJK_RUN.test(norm) ? norm.split(SPLIT_CJK) : [norm];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
