@@ -185,7 +185,8 @@ Existing .gitignore/.gitattributes files only get the missing lines appended.`,
     const root = dir ? resolve(ctx.cwd, dir) : ctx.root;
     const r = initMemory(ctx, root, { git: flagBool(args, 'git') });
     const lines: string[] = [];
-    const shown = relative(ctx.cwd, root) || '.';
+    const rel = relative(ctx.cwd, root);
+    const shown = rel === '' ? '.' : rel.startsWith('..') ? root : rel;
     if (r.created.length === 0) lines.push(`memory at ${root} is complete: kept all ${r.kept.length} files, created none`);
     else {
       lines.push(`${r.kept.length ? 'completed' : 'created'} the memory at ${root}: ${r.created.length} file${r.created.length === 1 ? '' : 's'} created, ${r.kept.length} kept`);
@@ -196,7 +197,9 @@ Existing .gitignore/.gitattributes files only get the missing lines appended.`,
       lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}`);
     }
     if (!args.quiet) {
-      lines.push('', 'next:', `  memtier --root ${shown} wal task "what you are working on"`, `  memtier --root ${shown} boot`, `  memtier --root ${shown} health`);
+      const at = /^[A-Za-z0-9_./-]+$/.test(shown) ? shown : JSON.stringify(shown);
+      const rootFlag = root === ctx.root ? '' : ` --root ${at}`;
+      lines.push('', 'next:', `  memtier wal${rootFlag} task "what you are working on"`, `  memtier boot${rootFlag}`, `  memtier health${rootFlag}`);
     }
     return { text: lines.join('\n'), json: { ok: true, ...r } };
   },
