@@ -17,13 +17,21 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
 import { addDays, daysBetween } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
+import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { cite, entriesOf, normalizeText, read, today, type SourcedEntry } from './common.js';
 
 export const VERIFIED_MAX_DAYS = 30;
 const DURABLE: ReadonlySet<FileKind> = new Set(['memory-index', 'session-state', 'todos', 'semantic', 'procedural', 'graph', 'knowledge', 'note']);
 
-export type FindingKind = 'dead-path' | 'relative-date' | 'contradiction' | 'session-state' | 'reversed-decision' | 'stale';
+export type FindingKind = 'dead-path' | 'relative-date' | 'contradiction' | 'session-state' | 'reversed-decision' | 'stale' | 'unparsable';
+
+export interface VerifyOptions {
+  /** Also check paths and links in the episodic days of the last N days (default 0: logs are history). */
+  days?: number;
+  /** last_verified older than this many days is stale (default 30). */
+  staleDays?: number;
+}
 
 export interface VerifyFinding {
   kind: FindingKind;
@@ -36,7 +44,59 @@ export interface VerifyFinding {
   meant?: string;
 }
 
-interface FileText { rel: string; kind: FileKind; text: string; lines: string[]; base?: string }
+interface FileText {
+  rel: string;
+  kind: FileKind;
+  text: string;
+  lines: string[];
+  /** `lines` with frontmatter, fenced code and HTML comments blanked (same numbering): what is scanned for paths and dates. */
+  scan: string[];
+  base?: string;
+}
+
+/**
+ * Blank what is not prose: the frontmatter block, fenced code blocks and HTML comments (the
+ * skeleton's `<!-- - [Title](path) -->` format hints are not links). Line numbers are kept.
+ */
+export function proseLines(lines: string[], bodyLine = 1): string[] {
+  const out: string[] = [];
+  let fence: string | undefined;
+  let comment = false;
+  lines.forEach((line, i) => {
+    if (i + 1 < bodyLine) { out.push(''); return; }
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length) fence = undefined;
+      out.push('');
+      return;
+    }
+    if (f && !comment) { fence = f[1]!; out.push(''); return; }
+    let kept = '';
+    let rest = line;
+    while (rest.length) {
+      if (comment) {
+        const end = rest.indexOf('-->');
+        if (end < 0) break;
+        comment = false;
+        rest = rest.slice(end + 3);
+      } else {
+        const start = rest.indexOf('<!--');
+        if (start < 0) { kept += rest; break; }
+        kept += rest.slice(0, start);
+        comment = true;
+        rest = rest.slice(start + 4);
+      }
+    }
+    out.push(kept);
+  });
+  return out;
+}
+
+/** A date field of parsed frontmatter as `YYYY-MM-DD`. */
+function fmDate(data: Record<string, unknown>, field: string): string | undefined {
+  const v = data[field];
+  return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : undefined;
+}
 
 function frontDate(lines: string[], field: string): string | undefined {
   const re = new RegExp(`^\\s*#?\\s*${field}\\s*:\\s*["']?(\\d{4}-\\d{2}-\\d{2})`, 'i');
@@ -47,18 +107,42 @@ function frontDate(lines: string[], field: string): string | undefined {
   return undefined;
 }
 
-function durableFiles(ctx: Ctx): FileText[] {
-  const out: FileText[] = [];
+/**
+ * Durable files, read strictly. A file that cannot be read or whose frontmatter does not parse
+ * (lib/format/frontmatter.ts) is an `unparsable` finding and is left out of the other checks
+ * (memtier never rewrites what it could not parse). With `days`, episodic days of the last
+ * `days` days are returned too (for paths only).
+ */
+function durableFiles(ctx: Ctx, problems: VerifyFinding[], days = 0): { durable: FileText[]; recent: FileText[] } {
+  const durable: FileText[] = [];
+  const recent: FileText[] = [];
+  const t = today(ctx);
   for (const rel of listMemoryFiles(ctx.root)) {
     const info = classify(rel);
-    if (!DURABLE.has(info.kind) || rel === 'memory/FORMAT.md') continue;
-    const text = read(ctx, rel);
+    const isRecent = (info.kind === 'episodic' || info.kind === 'legacy-daily') && !!info.date && days > 0 && daysBetween(info.date, t) < days;
+    if ((!DURABLE.has(info.kind) && !isRecent) || rel === 'memory/FORMAT.md') continue;
+    let text: string | undefined;
+    let data: Record<string, unknown> = {};
+    let bodyLine = 1;
+    try {
+      text = read(ctx, rel);
+      if (text !== undefined && startsWithFrontmatter(text.replace(/^\uFEFF/, ''))) {
+        const fm = parseFrontmatter(text, rel);
+        data = fm.data;
+        bodyLine = fm.bodyLine;
+      }
+    } catch (e) {
+      const me = e as { line?: number; message?: string; hint?: string };
+      problems.push({ kind: 'unparsable', file: rel, line: me.line ?? 1, message: `${me.message ?? String(e)}: fix it by hand${me.hint ? ` (${me.hint})` : ''}; memtier does not rewrite it` });
+      continue;
+    }
     if (text === undefined) continue;
     const lines = text.split('\n');
-    const base = frontDate(lines, 'created') ?? frontDate(lines, 'last_verified');
-    out.push({ rel, kind: info.kind, text, lines, ...(base ? { base } : {}) });
+    const base = fmDate(data, 'created') ?? fmDate(data, 'date') ?? fmDate(data, 'last_verified') ?? frontDate(lines, 'created') ?? frontDate(lines, 'last_verified');
+    const f: FileText = { rel, kind: info.kind, text, lines, scan: proseLines(lines, bodyLine), ...(base ? { base } : {}) };
+    (isRecent ? recent : durable).push(f);
   }
-  return out;
+  return { durable, recent };
 }
 
 // ---------- dead references ----------
@@ -96,7 +180,7 @@ function deadRefs(ctx: Ctx, files: FileText[]): VerifyFinding[] {
     return { abs: join(ctx.root, rel), rel };
   };
   for (const f of files) {
-    f.lines.forEach((line, i) => {
+    f.scan.forEach((line, i) => {
       if (/^\s*~~/.test(line.replace(/^[-*]\s+/, ''))) return; // superseded lines are history
       const seen = new Set<string>();
       const check = (target: string, how: string): void => {
@@ -125,7 +209,7 @@ function deadRefs(ctx: Ctx, files: FileText[]): VerifyFinding[] {
 }
 
 // ---------- relative dates ----------
-interface Rel { re: RegExp; meant: (d: string) => string }
+interface Rel { re: RegExp; meant: (d: string, m: RegExpExecArray) => string }
 const monday = (d: string): string => addDays(d, -((new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7));
 const weekOf = (d: string): string => `the week of ${monday(d)}`;
 const monthOf = (d: string, delta: number): string => {
@@ -133,7 +217,24 @@ const monthOf = (d: string, delta: number): string => {
   const t = new Date(Date.UTC(y, m - 1 + delta, 1));
   return t.toISOString().slice(0, 7);
 };
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const ZH_DAY: Record<string, number> = { 日: 0, 天: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6 };
+const dayOfWeek = (d: string): number => new Date(`${d}T00:00:00Z`).getUTCDay();
+/** "next Monday": the first Monday after d; "last Monday": the last one before d; "this Monday": Monday of d's week. */
+function weekday(d: string, which: string, wd: number): string {
+  const w = which.toLowerCase();
+  if (w === 'last') return addDays(d, -(((dayOfWeek(d) - wd + 7) % 7) || 7));
+  if (w === 'this') return addDays(monday(d), (wd + 6) % 7);
+  return addDays(d, ((wd - dayOfWeek(d) + 7) % 7) || 7);
+}
+const zhShift = (w: string): number => (w === '上' ? -1 : w === '下' ? 1 : 0);
+const count = (s: string): number => ({ a: 1, an: 1, one: 1, two: 2, three: 3 } as Record<string, number>)[s.toLowerCase()] ?? Number(s);
+
 export const RELATIVE: Rel[] = [
+  { re: new RegExp(`\\b(last|next|this|coming) (${WEEKDAYS.join('|')})\\b`, 'i'), meant: (d, m) => weekday(d, m[1]!, WEEKDAYS.indexOf(m[2]!.toLowerCase())) },
+  { re: /(上|下|本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/, meant: (d, m) => addDays(monday(d), zhShift(m[1]!) * 7 + ((ZH_DAY[m[2]!]! + 6) % 7)) },
+  { re: /\b(\d+|a|an|one|two|three) (day|week)s? ago\b/i, meant: (d, m) => addDays(d, -count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
+  { re: /\bin (\d+|a|an|one|two|three) (day|week)s?\b/i, meant: (d, m) => addDays(d, count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
   { re: /\bday before yesterday\b|前天/i, meant: (d) => addDays(d, -2) },
   { re: /\byesterday\b|昨天|昨日/i, meant: (d) => addDays(d, -1) },
   { re: /\bday after tomorrow\b|后天/i, meant: (d) => addDays(d, 2) },
@@ -152,17 +253,18 @@ function relativeDates(files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
     const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
-    let inFront = f.lines[0] === '---';
-    f.lines.forEach((line, i) => {
-      if (inFront) { if (i > 0 && line === '---') inFront = false; return; }
+    f.scan.forEach((line, i) => {
+      if (!line.trim()) return;
       const e = entries.get(i + 1);
       if (e?.superseded) return;
-      const text = (e ? e.text : line).replace(/`[^`]*`/g, '');
+      const text = (e ? e.text : line).replace(/`[^`]*`/g, '').replace(/<!--.*?-->/g, '').replace(/\bhttps?:\/\/\S+/g, '');
       for (const r of RELATIVE) {
         const m = r.re.exec(text);
         if (!m) continue;
         const base = e?.date ?? f.base;
-        const meant = base ? r.meant(base) : undefined;
+        // already written out: "yesterday (2026-05-14)"
+        if (/^\s*\(?\s*\d{4}-\d{2}-\d{2}/.test(text.slice(m.index + m[0].length))) break;
+        const meant = base ? r.meant(base, m) : undefined;
         out.push({
           kind: 'relative-date', file: f.rel, line: i + 1,
           message: meant ? `"${m[0]}" (written ${base}) meant ${meant}: write the absolute date` : `"${m[0]}" has no date to resolve from: write the absolute date`,
@@ -292,15 +394,15 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
 }
 
 // ---------- stale ----------
-function stale(files: FileText[], t: string): VerifyFinding[] {
+function stale(files: FileText[], t: string, maxDays = VERIFIED_MAX_DAYS): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
     const v = frontDate(f.lines, 'last_verified');
     if (!v) continue;
     const age = daysBetween(v, t);
-    if (age > VERIFIED_MAX_DAYS) {
+    if (age > maxDays) {
       const line = f.lines.findIndex((l) => /last[_-]verified/i.test(l)) + 1;
-      out.push({ kind: 'stale', file: f.rel, line, message: `last verified ${v}, ${age} days ago (over ${VERIFIED_MAX_DAYS}): re-check the note, then update last_verified` });
+      out.push({ kind: 'stale', file: f.rel, line, message: `last verified ${v}, ${age} days ago (over ${maxDays}): re-check the note, then update last_verified` });
     }
   }
   return out;
@@ -315,25 +417,28 @@ export interface VerifyResult {
   reportText: string;
 }
 
-export function verify(ctx: Ctx): VerifyResult {
+export function verify(ctx: Ctx, opts: VerifyOptions = {}): VerifyResult {
   const t = today(ctx);
-  const files = durableFiles(ctx);
+  const unparsable: VerifyFinding[] = [];
+  const { durable: files, recent } = durableFiles(ctx, unparsable, opts.days ?? 0);
   const findings = [
-    ...deadRefs(ctx, files),
+    ...unparsable,
+    ...deadRefs(ctx, [...files, ...recent]),
     ...relativeDates(files),
     ...contradictions(files),
     ...sessionStateConflicts(files),
     ...reversedDecisions(ctx, files),
-    ...stale(files, t),
+    ...stale(files, t, opts.staleDays ?? VERIFIED_MAX_DAYS),
   ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.kind < b.kind ? -1 : 1)));
-  const counts = { 'dead-path': 0, 'relative-date': 0, contradiction: 0, 'session-state': 0, 'reversed-decision': 0, stale: 0 } as Record<FindingKind, number>;
+  const counts = { 'dead-path': 0, 'relative-date': 0, contradiction: 0, 'session-state': 0, 'reversed-decision': 0, stale: 0, unparsable: 0 } as Record<FindingKind, number>;
   for (const f of findings) counts[f.kind]++;
   const report = `${PATHS.reviews}/verify-${t}.md`;
   const titles: Record<FindingKind, string> = {
+    unparsable: 'Files that do not parse (fix by hand)',
     'dead-path': 'Dead paths and links', 'relative-date': 'Relative dates', contradiction: 'Contradictions',
     'session-state': 'SESSION-STATE conflicts', 'reversed-decision': 'Reversed decisions without a superseded mark', stale: 'Stale notes (last_verified)',
   };
-  const lines = [`# Verify ${t}`, '', findings.length ? `${findings.length} finding(s) in ${files.length} durable files.` : `Nothing found in ${files.length} durable files.`, ''];
+  const lines = [`# Verify ${t}`, '', `${findings.length ? `${findings.length} finding(s)` : 'Nothing found'} in ${files.length} durable files${recent.length ? ` and ${recent.length} recent episodic days` : ''}.`, ''];
   for (const k of Object.keys(titles) as FindingKind[]) {
     const fs = findings.filter((f) => f.kind === k);
     if (!fs.length) continue;

@@ -58,3 +58,54 @@ describe('verify', () => {
     expect(readTree(clean)['memory/reviews/verify-2026-05-15.md']).toBeUndefined();
   });
 });
+
+describe('verify: prose only, strict frontmatter, weekdays, --days', () => {
+  it('a fresh skeleton is clean: links inside HTML comments and code blocks are not checked', async () => {
+    const { cpSync } = await import('node:fs');
+    const { SKELETON } = await import('../helpers.js');
+    const root = tmpTree({});
+    cpSync(SKELETON, root, { recursive: true });
+    // the skeleton's notes say created/last_verified 2026-01-01: verify on a day within 30 days of it
+    const r = verify(testCtx(root, '2026-01-10T10:00:00Z'));
+    expect(r.findings).toEqual([]);
+    const more = tmpTree({
+      'MEMORY.md': '# Memory\n<!-- - [Title](path) — hook\n  and [x](nowhere.md) -->\n```\ncat `memory/none.md` yesterday\n```\n- [Real](memory/gone.md) — dead\n',
+    });
+    const m = verify(testCtx(more));
+    expect(m.findings.map((f) => `${f.kind} ${f.line}`)).toEqual(['dead-path 7']);
+  });
+
+  it('a note whose frontmatter does not parse is an unparsable finding, never rewritten, and skips its other checks', async () => {
+    const bad = '---\ntags: [a\ncreated: 2026-05-01\n---\n# Broken\n- went live yesterday, see `memory/none.md`\n';
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/semantic/broken.md': bad });
+    const r = await runCli(['verify', '--root', root, '--json']);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout);
+    expect(j.findings.map((f: { kind: string; file: string }) => `${f.kind} ${f.file}`)).toEqual(['unparsable memory/semantic/broken.md']);
+    expect(readTree(root)['memory/semantic/broken.md']).toBe(bad);
+  });
+
+  it('weekday phrases resolve from the entry date (next Monday, last Friday, 下周一, 3 days ago)', () => {
+    // 2026-05-13 is a Wednesday
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/projects.md': '---\ntags: [projects]\ncreated: 2026-05-13\nlast_verified: 2026-05-13\n---\n# Projects\n- 2026-05-13 10:00 [PROJ] demo next Monday ^p1\n- 2026-05-13 10:01 [PROJ] shipped last Friday ^p2\n- 2026-05-13 10:02 [PROJ] 下周一 发布 ^p3\n- 2026-05-13 10:03 [PROJ] fixed 3 days ago ^p4\n- release is tomorrow (2026-05-14) ^p5\n',
+    });
+    const meant = verify(testCtx(root)).findings.filter((f) => f.kind === 'relative-date').map((f) => f.meant);
+    expect(meant).toEqual(['2026-05-18', '2026-05-08', '2026-05-18', '2026-05-10']);
+  });
+
+  it('--days N checks paths in the last N episodic days; older days and the default leave logs alone', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n- 09:00 [EVENT] wrote `memory/semantic/plan.md` ^e1\n',
+      'memory/episodic/2026-05-01.md': '# 2026-05-01\n- 09:00 [EVENT] wrote `memory/semantic/old-plan.md` ^e2\n',
+    });
+    expect(verify(testCtx(root)).findings).toEqual([]);
+    const r = await runCli(['verify', '--root', root, '--days', '7', '--dry-run', '--json']);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout);
+    expect(j.findings.map((f: { file: string; line: number }) => `${f.file}:${f.line}`)).toEqual(['memory/episodic/2026-05-14.md:2']);
+    expect(readTree(root)['memory/reviews/verify-2026-05-15.md']).toBeUndefined();
+  });
+});
