@@ -6,7 +6,8 @@
  *   Signal: what was learned about the system
  *   Open: remaining items (or "none")
  *
- * Read leniently (`- **Updated:** …` counts too); written plainly.
+ * Read leniently (`- **Updated:** …` counts too). Written by lib/lifecycle/closure.ts
+ * (`memtier close-day`, and `memtier health --fix` through it).
  */
 export const CLOSURE_KEYS = ['Updated', 'Decisions', 'Signal', 'Open'] as const;
 
@@ -22,18 +23,7 @@ export function closureKeys(lines: string[]): Set<string> {
   return out;
 }
 
-/**
- * The lines to append so a day has its closure block: only the missing keys, values marked
- * as not yet written so a person (or `memtier close-day`) fills them in.
- */
-export function closureSkeleton(date: string, missing: readonly string[], current: string): string {
-  const value: Record<string, string> = {
-    Updated: date,
-    Decisions: '(not written yet)',
-    Signal: '(not written yet)',
-    Open: '(not written yet)',
-  };
-  // store.append adds the missing final newline itself; one more makes the blank separator line
-  const sep = current.length === 0 || current.endsWith('\n\n') ? '' : '\n';
-  return sep + missing.map((k) => `${k}: ${value[k]}`).join('\n') + '\n';
+/** Is this line a closure line (also when written as a bullet, which is then not an entry)? */
+export function isClosureLine(line: string): boolean {
+  return KEY.test(line);
 }

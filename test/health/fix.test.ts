@@ -25,15 +25,18 @@ async function fixTwice(name: string) {
 }
 
 describe('health --fix', () => {
-  it('appends a closure block skeleton to each past day and leaves the day\'s text as it was', async () => {
+  it('appends the closure block close-day would write, from the day\'s entries, and leaves the day\'s text as it was', async () => {
     const { before, after, first, second } = await fixTwice('closure-block');
-    for (const rel of ['memory/episodic/2026-05-13.md', 'memory/episodic/2026-05-12.md']) {
-      expect(first.fixed).toContain(`closure-block: appended a closure block skeleton to ${rel}`);
-      expect(after[rel]!.startsWith(before[rel]!)).toBe(true);
-    }
-    expect(after['memory/episodic/2026-05-13.md']!.slice(before['memory/episodic/2026-05-13.md']!.length)).toBe('\nUpdated: 2026-05-13\nDecisions: (not written yet)\nSignal: (not written yet)\nOpen: (not written yet)\n');
+    const days = ['memory/episodic/2026-05-10.md', 'memory/episodic/2026-05-12.md', 'memory/episodic/2026-05-13.md'];
+    expect(first.fixed).toEqual(days.map((d) => `closure-block: appended a closure block to ${d} (from its entries: review the values)`));
+    for (const rel of days) expect(after[rel]!.startsWith(before[rel]!), rel).toBe(true);
+    const added = (rel: string): string => after[rel]!.slice(before[rel]!.length);
+    expect(added('memory/episodic/2026-05-10.md')).toBe('\n## Closure\nUpdated: 2026-05-10\nDecisions: keep backups for 90 days (^c3l4o5s6)\nSignal: restic prune needs a lock timeout (^c7l8o9s0)\nOpen: none\n');
+    expect(added('memory/episodic/2026-05-13.md')).toBe('\n## Closure\nUpdated: 2026-05-13\nDecisions: none\nSignal: none\nOpen: none\n');
     // the partly closed day gets only what it lacks
-    expect(after['memory/episodic/2026-05-12.md']!.slice(before['memory/episodic/2026-05-12.md']!.length)).toBe('\nSignal: (not written yet)\nOpen: (not written yet)\n');
+    expect(added('memory/episodic/2026-05-12.md').trim()).toBe('Signal: none\nOpen: none');
+    // a day closed with bullets is complete (its bullets are not entries)
+    expect(after['memory/episodic/2026-05-11.md']).toBe(before['memory/episodic/2026-05-11.md']);
     expect(first.findings.filter((f) => f.check === 'closure-block')).toEqual([]);
     expect(second.fixed).toEqual([]);
   });

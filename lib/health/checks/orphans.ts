@@ -1,5 +1,6 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile } from '../snapshot.js';
+import { isClosureLine } from '../closure.js';
 
 /** Logs whose entries should carry a type; memtier-managed ones warn, hand-kept ones inform. */
 const MANAGED = new Set<MemFile['kind']>(['buffer', 'episodic']);
@@ -23,7 +24,7 @@ export const check: Check = {
     let total = 0;
     for (const f of snap.files) {
       if (f.text === undefined || !(MANAGED.has(f.kind) || HAND.has(f.kind))) continue;
-      const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded);
+      const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded && !isClosureLine(e.raw));
       if (orphans.length === 0) continue;
       total += orphans.length;
       out.push({
