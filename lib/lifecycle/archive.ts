@@ -22,6 +22,8 @@ export const DAILY_SUMMARY_DIR = 'memory/reviews/daily';
 
 export interface ArchiveOptions {
   days?: number;
+  /** Apply retention (raw sessions, daily summaries → trash). Default true here; the CLI asks for it with --retention. */
+  retention?: boolean;
   sessionDays?: number;
   summaryDays?: number;
   dryRun?: boolean;
@@ -92,13 +94,13 @@ export function planArchive(ctx: Ctx, opts: ArchiveOptions = {}): { ops: Op[]; r
     ops.push({ kind: 'move', from: f.rel, to });
     res.moved.push({ from: f.rel, to });
   }
-  for (const f of datedFiles(ctx.root, SESSIONS_DIR)) {
+  for (const f of opts.retention === false ? [] : datedFiles(ctx.root, SESSIONS_DIR)) {
     if (daysBetween(f.date, t) > sessionDays) {
       ops.push({ kind: 'trash', rel: f.rel });
       res.trashed.push({ rel: f.rel, why: `raw session material older than ${sessionDays} days` });
     }
   }
-  for (const f of datedFiles(ctx.root, DAILY_SUMMARY_DIR)) {
+  for (const f of opts.retention === false ? [] : datedFiles(ctx.root, DAILY_SUMMARY_DIR)) {
     if (daysBetween(f.date, t) > summaryDays) {
       ops.push({ kind: 'trash', rel: f.rel });
       res.trashed.push({ rel: f.rel, why: `daily summary older than ${summaryDays} days` });
@@ -118,4 +120,14 @@ export function planArchive(ctx: Ctx, opts: ArchiveOptions = {}): { ops: Op[]; r
 export function runArchive(ctx: Ctx, opts: ArchiveOptions = {}): ArchiveResult {
   const r = applyPlanned(ctx, () => planArchive(ctx, opts), { dryRun: !!opts.dryRun });
   return r.result;
+}
+
+/**
+ * Archive episodic days only (no retention clean-up): what health, the weekly review and the
+ * nightly pipeline call. `kept` counts the episodic days left in place.
+ */
+export function archiveDays(ctx: Ctx, opts: { days?: number; dryRun?: boolean } = {}): { moved: { from: string; to: string }[]; kept: number; message: string } {
+  const before = dayFiles(ctx.root).length;
+  const r = runArchive(ctx, { ...opts, retention: false });
+  return { moved: r.moved, kept: before - r.moved.length - r.duplicates.length, message: r.message };
 }

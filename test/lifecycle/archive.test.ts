@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { addDays } from '../../lib/core/clock.js';
-import { runArchive } from '../../lib/lifecycle/archive.js';
+import { archiveDays, runArchive } from '../../lib/lifecycle/archive.js';
 import { readTree, runCli, testCtx, tmpTree } from '../helpers.js';
 
 const TODAY = '2026-05-15';
@@ -62,6 +62,11 @@ describe('archive', () => {
     const real = await runCli(['archive', '--root', root]);
     expect(real.code).toBe(0);
     expect(real.stdout).toMatch(/moved 10 episodic days/);
+    // without --retention the CLI leaves raw session files alone; --retention trashes the old one
+    expect(existsSync(join(root, 'memory/sessions/2026-03-01-abc.jsonl'))).toBe(true);
+    const ret = await runCli(['archive', '--root', root, '--retention', '--json']);
+    expect(JSON.parse(ret.stdout).trashed.map((t: { rel: string }) => t.rel)).toEqual(['memory/sessions/2026-03-01-abc.jsonl']);
+    expect(existsSync(join(root, 'memory/sessions/2026-03-01-abc.jsonl'))).toBe(false);
   });
 
   it('never overwrites an archived day: an identical copy is trashed, a different one gets a new name', () => {
@@ -77,5 +82,23 @@ describe('archive', () => {
     const t = readTree(root);
     expect(t['memory/archive/2026/03/2026-03-02.md']).toBe('# old\n');
     expect(t['memory/archive/2026/03/2026-03-02-2.md']).toBe('# new\n');
+  });
+});
+
+describe('archiveDays (for health, review, consolidate)', () => {
+  it('moves only episodic days, reports moved and kept, no retention; dry run writes nothing; second run moves nothing', () => {
+    const root = tmpTree(fortyDays());
+    const before = readTree(root);
+    const dry = archiveDays(testCtx(root), { dryRun: true });
+    expect(dry.moved).toHaveLength(10);
+    expect(dry.kept).toBe(32); // 40 episodic days + 2 legacy days - 10 moved
+    expect(readTree(root)).toEqual(before);
+    const r = archiveDays(testCtx(root), { days: 30 });
+    expect(r.moved.map((m) => m.to)).toContain('memory/archive/2026/04/2026-04-01-openclaw-flush.md');
+    expect(r.kept).toBe(32);
+    expect(existsSync(join(root, 'memory/sessions/2026-03-01-abc.jsonl'))).toBe(true);
+    const again = archiveDays(testCtx(root));
+    expect(again.moved).toEqual([]);
+    expect(again.kept).toBe(32);
   });
 });
