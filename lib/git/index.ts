@@ -19,13 +19,16 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { openStore } from '../store/store.js';
 
-/** The .gitattributes lines that make concurrent appends from two machines merge (init --git writes them). */
+/**
+ * The .gitattributes lines that make concurrent appends from two machines merge: the same
+ * patterns `init --git` writes (lib/commands/init.ts GITATTRIBUTES_LINES); sync works with either.
+ */
 export const GITATTRIBUTES = [
-  '# memtier: append-only logs merge by union (both sides\' new lines are kept)',
+  "# memtier: append-only logs merge by union (both sides' new lines are kept)",
   'memory/working-buffer.md merge=union',
   'memory/episodic/*.md merge=union',
+  'memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md merge=union',
   'memory/archive/**/*.md merge=union',
-  'memory/*.md merge=union',
   'DREAMS.md merge=union',
   '',
 ].join('\n');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autoCommit, GITATTRIBUTES, recoverIndexLock, sync } from '../../lib/git/index.js';
+import { autoCommit, recoverIndexLock, sync } from '../../lib/git/index.js';
 import { runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const ENV = { PATH: process.env.PATH, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
@@ -67,11 +67,14 @@ describe('memtier sync', () => {
     const bare = join(base, 'remote.git');
     g(base, 'init', '-q', '--bare', '-b', 'main', bare);
     const seed = join(base, 'seed');
-    mkdirSync(seed);
-    writeTree(seed, { '.gitattributes': GITATTRIBUTES, 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-05-15.md': '# 2026-05-15\n- 09:00 [EVENT] start ^start001\n' });
-    g(seed, 'init', '-q', '-b', 'main');
+    // the memory as `memtier init --git` makes it (its .gitattributes: union merge for the logs)
+    const init = await runCli(['init', seed, '--git'], { env: ENV });
+    expect(init.code).toBe(0);
+    expect(readFileSync(join(seed, '.gitattributes'), 'utf8')).toContain('memory/episodic/*.md merge=union');
+    writeTree(seed, { 'memory/episodic/2026-05-15.md': '# 2026-05-15\n- 09:00 [EVENT] start ^start001\n' });
     g(seed, 'add', '-A');
-    g(seed, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'seed');
+    g(seed, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'seed', '--allow-empty');
+    g(seed, 'branch', '-M', 'main');
     g(seed, 'remote', 'add', 'origin', bare);
     g(seed, 'push', '-q', '-u', 'origin', 'main');
     const a = join(base, 'a'), b = join(base, 'b');
@@ -97,6 +100,33 @@ describe('memtier sync', () => {
       expect(text).toContain('^start001');
     }
     expect(g(a, 'rev-parse', 'HEAD')).toBe(g(b, 'rev-parse', 'HEAD'));
+  });
+
+  it('a real conflict (both machines rewrote the same MEMORY.md line) stops with exit 1, the rebase aborted and local commits intact', async () => {
+    const base = tmpTree({});
+    const bare = join(base, 'remote.git');
+    g(base, 'init', '-q', '--bare', '-b', 'main', bare);
+    const seed = join(base, 'seed');
+    mkdirSync(seed);
+    writeTree(seed, { 'MEMORY.md': '# Memory\n- db: postgres\n' });
+    g(seed, 'init', '-q', '-b', 'main');
+    g(seed, 'add', '-A');
+    g(seed, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'seed');
+    g(seed, 'remote', 'add', 'origin', bare);
+    g(seed, 'push', '-q', '-u', 'origin', 'main');
+    const a = join(base, 'a'), b = join(base, 'b');
+    g(base, 'clone', '-q', bare, a);
+    g(base, 'clone', '-q', bare, b);
+    writeFileSync(join(a, 'MEMORY.md'), '# Memory\n- db: mysql\n');
+    writeFileSync(join(b, 'MEMORY.md'), '# Memory\n- db: sqlite\n');
+    expect((await runCli(['sync', '--root', a], { env: ENV })).code).toBe(0);
+    const rb = await runCli(['sync', '--root', b, '--json'], { env: ENV });
+    expect(rb.code).toBe(1);
+    const j = JSON.parse(rb.stdout);
+    expect(j.conflicts).toEqual(['MEMORY.md']);
+    expect(readFileSync(join(b, 'MEMORY.md'), 'utf8')).toBe('# Memory\n- db: sqlite\n');
+    expect(existsSync(join(b, '.git', 'rebase-merge'))).toBe(false);
+    expect(g(b, 'log', '-1', '--format=%s')).toMatch(/^memtier sync: local memory changes/);
   });
 
   it('refuses a memory that is not a git repository', () => {
