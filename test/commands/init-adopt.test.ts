@@ -1,0 +1,194 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { classify } from '../../lib/format/layout.js';
+import { skeletonFiles, stampDates } from '../../lib/commands/init.js';
+import { readTree, rmTree, runCli, SKELETON, tmpTree } from '../helpers.js';
+
+const roots: string[] = [];
+const tmp = (files: Record<string, string> = {}): string => { const r = tmpTree(files); roots.push(r); return r; };
+afterAll(() => { for (const r of roots) rmTree(r); });
+
+const json = (s: string): any => JSON.parse(s);
+
+describe('the skeleton', () => {
+  it('covers the file model, with WARM notes dated by the clock and tags on line 2', () => {
+    const files = skeletonFiles('2026-05-15');
+    const rels = files.map((f) => f.rel);
+    for (const want of ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'memory/working-buffer.md', 'memory/TAGS.md', 'memory/FORMAT.md',
+      'memory/semantic/preferences.md', 'memory/semantic/decisions.md', 'memory/semantic/projects.md', 'memory/semantic/infrastructure.md',
+      'memory/semantic/people.md', 'memory/semantic/references.md', 'memory/procedural/lessons-learned.md', 'knowledge/project-tracker.md',
+      'memory/episodic/.gitkeep', 'memory/archive/.gitkeep', 'memory/scripts/wal']) expect(rels).toContain(want);
+    expect(rels).not.toContain('FORMAT.md');
+    for (const f of files) {
+      const kind = classify(f.rel).kind;
+      if (kind === 'semantic' || kind === 'procedural' || kind === 'knowledge') {
+        const lines = f.content.split('\n');
+        expect(lines[0], f.rel).toBe('---');
+        expect(lines[1], f.rel).toMatch(/^tags: \[[a-z, -]+\]$/);
+        expect(f.content, f.rel).toMatch(/^last_verified: 2026-05-15$/m);
+        expect(f.content, f.rel).toMatch(/^created: 2026-05-15$/m);
+        expect(f.content, f.rel).toMatch(/^type: \S+$/m);
+      }
+    }
+    const memory = files.find((f) => f.rel === 'MEMORY.md')!.content;
+    expect(memory.split('\n').length).toBeLessThanOrEqual(60);
+    for (const l of memory.split('\n')) if (l.startsWith('- [')) expect([...l].length).toBeLessThan(150);
+    expect(memory).toMatch(/^## Active decisions$/m);
+    expect(memory).toMatch(/^## Open questions$/m);
+    const state = files.find((f) => f.rel === 'SESSION-STATE.md')!.content;
+    for (const s of ['Current Task', 'Key Context', 'Recent Decisions', 'Pending', 'Blockers', 'Done']) expect(state).toContain(`## ${s}\n`);
+    expect(files.find((f) => f.rel === 'memory/working-buffer.md')!.content).toMatch(/^# Working buffer\n/);
+    expect(files.find((f) => f.rel === 'memory/scripts/wal')!.executable).toBe(true);
+  });
+
+  it('stamps only frontmatter dates', () => {
+    const t = '---\ntags: [x]\ncreated: 2026-01-01\nlast_verified: 2026-01-01\n---\nlast_verified: 2020-01-01\n';
+    expect(stampDates(t, '2026-05-15')).toBe('---\ntags: [x]\ncreated: 2026-05-15\nlast_verified: 2026-05-15\n---\nlast_verified: 2020-01-01\n');
+  });
+});
+
+describe('memtier init', () => {
+  it('creates a memory, then keeps everything on a second run (idempotent)', async () => {
+    const root = join(tmp(), 'mem');
+    const r1 = await runCli(['init', root, '--json']);
+    expect(r1.code, r1.stderr).toBe(0);
+    const j1 = json(r1.stdout);
+    expect(j1.kept).toEqual([]);
+    expect(j1.created).toContain('MEMORY.md');
+    expect(j1.created).toContain('memory/FORMAT.md');
+    expect(readFileSync(join(root, 'memory/FORMAT.md'), 'utf8')).toBe(readFileSync(join(SKELETON, 'FORMAT.md'), 'utf8'));
+    expect(statSync(join(root, 'memory/scripts/wal')).mode & 0o111).not.toBe(0);
+    expect(readFileSync(join(root, 'memory/semantic/people.md'), 'utf8')).toContain('last_verified: 2026-05-15');
+    const before = readTree(root);
+    const r2 = await runCli(['init', root, '--json']);
+    expect(r2.code).toBe(0);
+    const j2 = json(r2.stdout);
+    expect(j2.created).toEqual([]);
+    expect(j2.kept.sort()).toEqual(j1.created.sort());
+    expect(readTree(root)).toEqual(before);
+  });
+
+  it('never overwrites an existing file (bytes identical) and fills in the rest', async () => {
+    const mine = '# My memory\n\n- my own line, not the skeleton\n';
+    const root = tmp({ 'MEMORY.md': mine, 'memory/TAGS.md': '- mine: a, b\n' });
+    const r = await runCli(['init', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = json(r.stdout);
+    expect(j.kept.sort()).toEqual(['MEMORY.md', 'memory/TAGS.md']);
+    expect(j.created).toContain('SESSION-STATE.md');
+    expect(readFileSync(join(root, 'MEMORY.md'), 'utf8')).toBe(mine);
+    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toBe('- mine: a, b\n');
+  });
+
+  it('in an OpenClaw workspace keeps SOUL.md, USER.md and the daily files', async () => {
+    const ws = { 'SOUL.md': '# Soul\nbe kind\n', 'USER.md': '# User\nAna\n', 'AGENTS.md': 'rules\n', 'memory/2026-05-14.md': '# 2026-05-14\n- talked to Ana about the NAS\n', 'MEMORY.md': '# Memory\n- Ana runs the NAS\n' };
+    const root = tmp(ws);
+    const r = await runCli(['init'], { env: { OPENCLAW_WORKSPACE: root } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('created');
+    const tree = readTree(root);
+    for (const [k, v] of Object.entries(ws)) expect(tree[k]).toBe(v);
+    expect(tree['memory/working-buffer.md']).toBeDefined();
+  });
+
+  it('defaults to the resolved root and refuses a file as the folder', async () => {
+    const base = tmp({ 'afile': 'x' });
+    const r = await runCli(['init', join(base, 'afile')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('not a folder');
+    const r2 = await runCli(['init', '--json'], { env: { MEMTIER_ROOT: join(base, 'viaenv') } });
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(existsSync(join(base, 'viaenv', 'MEMORY.md'))).toBe(true);
+  });
+
+  const hasGit = !spawnSync('git', ['--version']).error;
+  it.skipIf(!hasGit)('--git: a repository with .gitignore and union-merge .gitattributes; existing files only completed', async () => {
+    const root = tmp({ '.gitignore': 'node_modules/\n' });
+    const r = await runCli(['init', root, '--git', '--json'], { env: { MEMTIER_GIT: 'off', PATH: process.env.PATH } });
+    expect(r.code, r.stderr).toBe(0);
+    const j = json(r.stdout);
+    expect(j.git).toMatchObject({ initialized: true, gitignore: 'updated', gitattributes: 'created' });
+    expect(existsSync(join(root, '.git'))).toBe(true);
+    const gi = readFileSync(join(root, '.gitignore'), 'utf8');
+    expect(gi.startsWith('node_modules/\n')).toBe(true);
+    expect(gi).toContain('.memtier/');
+    const ga = readFileSync(join(root, '.gitattributes'), 'utf8');
+    expect(ga).toContain('memory/working-buffer.md merge=union');
+    expect(ga).toContain('memory/episodic/*.md merge=union');
+    expect(ga).toContain('memory/archive/**/*.md merge=union');
+    const check = spawnSync('git', ['check-attr', 'merge', 'memory/2026-05-14.md', 'memory/episodic/2026-05-14.md', 'memory/TAGS.md'], { cwd: root, encoding: 'utf8' });
+    expect(check.stdout).toContain('memory/2026-05-14.md: merge: union');
+    expect(check.stdout).toContain('memory/episodic/2026-05-14.md: merge: union');
+    expect(check.stdout).toContain('memory/TAGS.md: merge: unspecified');
+    const again = json((await runCli(['init', root, '--git', '--json'], { env: { MEMTIER_GIT: 'off', PATH: process.env.PATH } })).stdout);
+    expect(again.git).toMatchObject({ initialized: false, already: true, gitignore: 'kept', gitattributes: 'kept' });
+  });
+
+  it('--git without git on PATH says so and changes nothing', async () => {
+    const root = join(tmp(), 'm');
+    const r = await runCli(['init', root, '--git'], { env: { PATH: '/nonexistent' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('git is not installed');
+    expect(existsSync(join(root, 'MEMORY.md'))).toBe(false);
+  });
+});
+
+describe('memtier adopt', () => {
+  const day = '# 2026-05-14\n- talked to Ana about the NAS\n';
+  it('moves OpenClaw daily files into memory/episodic/, keeping both on a collision', async () => {
+    const root = tmp({
+      'MEMORY.md': '# Memory\n',
+      'memory/2026-05-14.md': day,
+      'memory/2026-05-13-standup.md': '- standup notes\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n- 09:00 [EVENT] already here ^aaaaaaaaaa\n',
+      'memory/ideas.md': 'loose note\n',
+      'memory/semantic/nas.md': '# NAS\nno frontmatter\n',
+      'memory/semantic/ok.md': '---\ntags: [samba]\n---\n# ok\n',
+    });
+    const dry = await runCli(['adopt', '--dry-run', '--json', '--root', root]);
+    expect(dry.code, dry.stderr).toBe(0);
+    const jd = json(dry.stdout);
+    expect(jd.dryRun).toBe(true);
+    expect(jd.moves).toEqual([
+      { from: 'memory/2026-05-13-standup.md', to: 'memory/episodic/2026-05-13-standup.md', renamed: false },
+      { from: 'memory/2026-05-14.md', to: 'memory/episodic/2026-05-14-2.md', renamed: true },
+    ]);
+    expect(existsSync(join(root, 'memory/2026-05-14.md'))).toBe(true);
+
+    const r = await runCli(['adopt', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('memory/2026-05-14.md → memory/episodic/2026-05-14-2.md');
+    expect(r.stdout).toContain('memory/ideas.md');
+    const tree = readTree(root);
+    expect(tree['memory/2026-05-14.md']).toBeUndefined();
+    expect(tree['memory/episodic/2026-05-14-2.md']).toBe(day);
+    expect(tree['memory/episodic/2026-05-14.md']).toContain('already here');
+    expect(tree['memory/episodic/2026-05-13-standup.md']).toBe('- standup notes\n');
+    expect(tree['memory/ideas.md']).toBe('loose note\n');
+    expect(tree['memory/semantic/nas.md']).toBe('# NAS\nno frontmatter\n');
+
+    const again = json((await runCli(['adopt', '--json', '--root', root])).stdout);
+    expect(again.moves).toEqual([]);
+    expect(again.untyped).toEqual(['memory/ideas.md', 'memory/semantic/nas.md']);
+  });
+
+  it('with nothing to adopt says so', async () => {
+    const root = tmp({ 'MEMORY.md': '# Memory\n' });
+    const r = await runCli(['adopt', '--root', root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('no OpenClaw daily files');
+    expect(readdirSync(root)).toEqual(expect.arrayContaining(['MEMORY.md']));
+  });
+
+  it('never moves a symlinked daily file', async () => {
+    const root = tmp({ 'MEMORY.md': '# M\n', 'outside.md': 'x\n' });
+    const { symlinkSync, mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory'));
+    symlinkSync(join(root, 'outside.md'), join(root, 'memory/2026-05-01.md'));
+    const r = json((await runCli(['adopt', '--json', '--root', root])).stdout);
+    expect(r.moves).toEqual([]);
+    writeFileSync(join(root, 'keep'), '');
+  });
+});
