@@ -9,11 +9,12 @@
  * - Commits run under the memory root's lock (lib/store), so two memtier processes never race on
  *   the git index.
  * - A `.git/index.lock` left by a killed git is removed when no git process works in this
- *   repository (Linux: /proc; elsewhere: when the lock is older than 10 minutes).
+ *   repository (Linux: /proc; elsewhere: when the lock is older than 60 s): it is moved aside to
+ *   `.git/index.lock.stale-<ms>` (kept for a person to look at), then the commit proceeds.
  * - `MEMTIER_GIT=off` turns all of this off.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
@@ -95,17 +96,21 @@ function gitProcessIn(root: string): boolean | undefined {
 
 /**
  * Remove a `.git/index.lock` left behind by a killed git: only when no git process is working in
- * this repository (or, where processes cannot be listed, when the lock is older than 10 minutes).
+ * this repository (or, where processes cannot be listed, when the lock is older than 60 s). The
+ * lock is renamed to `index.lock.stale-<ms>`, never deleted.
  * Returns true when a lock was removed.
  */
+/** Where /proc cannot tell whether git is running, an index.lock older than this is stale. */
+export const STALE_LOCK_MS = 60_000;
+
 export function recoverIndexLock(root: string, nowMs: number): boolean {
   const lock = join(gitDir(root), 'index.lock');
   let st;
   try { st = statSync(lock); } catch { return false; }
   const busy = gitProcessIn(root);
   if (busy === true) return false;
-  if (busy === undefined && nowMs - st.mtimeMs < 10 * 60_000) return false;
-  try { unlinkSync(lock); return true; } catch { return false; }
+  if (busy === undefined && nowMs - st.mtimeMs < STALE_LOCK_MS) return false;
+  try { renameSync(lock, `${lock}.stale-${Math.floor(nowMs)}`); return true; } catch { return false; }
 }
 
 export function commitMessage(cmd: string, summary: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autoCommit, recoverIndexLock, sync } from '../../lib/git/index.js';
 import { runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
@@ -58,6 +58,30 @@ describe('git auto-commit', () => {
     expect(c.committed).toBe(true);
     expect(existsSync(join(root, '.git/index.lock'))).toBe(false);
     expect(recoverIndexLock(root, Date.now())).toBe(false);
+    // moved aside, never deleted
+    expect(readdirSync(join(root, '.git')).some((n) => n.startsWith('index.lock.stale-'))).toBe(true);
+  });
+
+  it('leaves an index.lock alone while a git process works in the repository', () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    writeFileSync(join(root, '.git/index.lock'), '');
+    // a process whose name starts with "git" and whose cwd is the repository
+    const fake = join(tmpTree({}), 'git-busy');
+    copyFileSync('/bin/sleep', fake);
+    chmodSync(fake, 0o755);
+    const child = spawn(fake, ['30'], { cwd: root, stdio: 'ignore' });
+    try {
+      let seen = false;
+      for (let i = 0; i < 200 && !seen; i++) {
+        try { seen = readFileSync(`/proc/${child.pid}/comm`, 'utf8').startsWith('git'); } catch { /* not yet */ }
+        if (!seen) spawnSync('sleep', ['0.02']);
+      }
+      expect(seen).toBe(true);
+      expect(recoverIndexLock(root, Date.now() + 3600_000)).toBe(false);
+      expect(existsSync(join(root, '.git/index.lock'))).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
 
