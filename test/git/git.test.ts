@@ -39,6 +39,23 @@ describe('git auto-commit', () => {
     expect(g(root, 'rev-list', '--count', 'HEAD')).toBe(count);
   });
 
+  it('review in a git memory: one commit naming the week and what moved; the second review commits nothing', async () => {
+    const root = repo({
+      'MEMORY.md': '# Memory\n\n## Open questions\n',
+      'memory/episodic/2026-05-13.md': '# 2026-05-13\n- 09:00 [DECISION] deploy with systemd timers ^dec00002\n- 10:00 [LESSON] pin the node version in CI ^les00001\n',
+    });
+    const r = await runCli(['review', '--root', root], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(g(root, 'log', '-1', '--format=%s')).toMatch(/^memtier review: review 2026-W20: file 1 decision, 1 lesson/);
+    const files = g(root, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
+    expect(files).toEqual(['MEMORY.md', 'memory/procedural/lessons-learned.md', 'memory/reviews/2026-W20.md', 'memory/semantic/decisions.md']);
+    expect(g(root, 'status', '--porcelain')).toBe('');
+    const count = g(root, 'rev-list', '--count', 'HEAD');
+    const again = await runCli(['review', '--root', root], { env: ENV });
+    expect(again.stdout).toMatch(/No meaningful changes/);
+    expect(g(root, 'rev-list', '--count', 'HEAD')).toBe(count);
+  });
+
   it('MEMTIER_GIT=off commits nothing; autoCommit("all") commits memory files only', async () => {
     const root = repo({ 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-03-01.md': '# old\n' });
     await runCli(['archive', '--root', root], { env: { ...ENV, MEMTIER_GIT: 'off' } });
