@@ -1,8 +1,25 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdUnits, writeCrontab } from '../lifecycle/cron.js';
+import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+
+/**
+ * The memtier that runs now, as absolute paths (schedulers run with a bare PATH, without nvm):
+ * this package's bin/memtier.js run by this node. Found upward from this module (lib/ or dist/lib/).
+ */
+export function defaultBin(env: NodeJS.ProcessEnv): Bin {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const bin = join(dir, 'bin', 'memtier.js');
+    if (existsSync(bin) && existsSync(join(dir, 'package.json'))) return [env.MEMTIER_NODE || process.execPath, bin];
+    dir = dirname(dir);
+  }
+  return 'memtier';
+}
 
 export const command: CommandSpec = {
   name: 'cron',
@@ -19,19 +36,19 @@ twice changes nothing. The crontab program can be set with MEMTIER_CRONTAB.`,
     { name: 'crontab', type: 'boolean', description: 'crontab lines (default)' },
     { name: 'systemd', type: 'boolean', description: 'systemd user service and timer units' },
     { name: 'openclaw', type: 'boolean', description: 'openclaw cron add commands' },
-    { name: 'bin', type: 'string', value: 'PATH', description: 'the memtier command to schedule (default: memtier, or $MEMTIER_BIN)' },
+    { name: 'bin', type: 'string', value: 'PATH', description: 'the memtier command to schedule (default: $MEMTIER_BIN, else this node and this package\'s bin/memtier.js, absolute)' },
     { name: 'install', type: 'boolean', description: 'install the crontab lines (crontab only)' },
     { name: 'dry-run', type: 'boolean', description: 'with --install: show the new crontab, change nothing' },
   ],
   examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --install --dry-run', 'memtier cron --install'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
-    const bin = flagString(args, 'bin') ?? ctx.env.MEMTIER_BIN ?? 'memtier';
+    const bin = flagString(args, 'bin') ?? ctx.env.MEMTIER_BIN ?? defaultBin(ctx.env);
     const picked = (['crontab', 'systemd', 'openclaw'] as const).filter((f) => flagBool(args, f));
     if (picked.length > 1) throw new UsageError(`choose one of --crontab, --systemd, --openclaw (got ${picked.map((p) => `--${p}`).join(' ')})`);
     const format = picked[0] ?? 'crontab';
     const install = flagBool(args, 'install');
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? 'save the printed units, then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer' : 'run the printed openclaw cron add commands');
-    const root = ctx.root;
+    const root = resolve(ctx.root);
     if (format === 'systemd') {
       const units = systemdUnits(bin, root);
       const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), '# then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer'].join('\n');

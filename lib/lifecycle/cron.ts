@@ -21,11 +21,15 @@ export function shq(s: string): string {
 
 export interface Job { name: string; cron: string; calendar: string; commands: string[][]; what: string }
 
-export function jobs(bin: string, root: string): Job[] {
+/** The memtier command: one word (`memtier`, a path) or an argv (`[node, /abs/bin/memtier.js]`). */
+export type Bin = string | string[];
+
+export function jobs(bin: Bin, root: string): Job[] {
   const r = ['--root', root, '--quiet'];
+  const b = Array.isArray(bin) ? bin : [bin];
   return [
-    { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[bin, 'consolidate', ...r], [bin, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
-    { name: 'memtier-weekly', cron: `${WEEKLY.minute} ${WEEKLY.hour} * * ${WEEKLY.weekday}`, calendar: 'Mon *-*-* 09:00:00', commands: [[bin, 'review', ...r]], what: 'weekly review' },
+    { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[...b, 'consolidate', ...r], [...b, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
+    { name: 'memtier-weekly', cron: `${WEEKLY.minute} ${WEEKLY.hour} * * ${WEEKLY.weekday}`, calendar: 'Mon *-*-* 09:00:00', commands: [[...b, 'review', ...r]], what: 'weekly review' },
   ];
 }
 
@@ -35,7 +39,7 @@ export function blockMarkers(root: string): { begin: string; end: string } {
   return { begin: `# >>> memtier ${root} >>>`, end: `# <<< memtier ${root} <<<` };
 }
 
-export function crontabBlock(bin: string, root: string): string {
+export function crontabBlock(bin: Bin, root: string): string {
   const { begin, end } = blockMarkers(root);
   const log = shq(`${root}/.memtier/cron.log`);
   const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
@@ -44,7 +48,7 @@ export function crontabBlock(bin: string, root: string): string {
   return out.join('\n') + '\n';
 }
 
-export function systemdUnits(bin: string, root: string): { file: string; content: string }[] {
+export function systemdUnits(bin: Bin, root: string): { file: string; content: string }[] {
   const out: { file: string; content: string }[] = [];
   for (const j of jobs(bin, root)) {
     out.push({
@@ -59,7 +63,7 @@ export function systemdUnits(bin: string, root: string): { file: string; content
   return out;
 }
 
-export function openclawCommands(bin: string, root: string, tz: string): string[] {
+export function openclawCommands(bin: Bin, root: string, tz: string): string[] {
   return jobs(bin, root).map((j) => {
     const cmd = j.commands.map(line).join(' && ');
     const message = `Run this shell command and reply with its last output line only: ${cmd}`;

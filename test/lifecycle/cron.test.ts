@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeCrontab } from '../../lib/lifecycle/cron.js';
-import { runCli, tmpTree } from '../helpers.js';
+import { REPO, runCli, tmpTree } from '../helpers.js';
 
 /** A fake crontab program: `-l` prints the stored file (or "no crontab"), `-` stores stdin. */
 function fakeCrontab(dir: string, initial?: string): { bin: string; store: string } {
@@ -17,7 +17,7 @@ function fakeCrontab(dir: string, initial?: string): { bin: string; store: strin
 describe('cron', () => {
   it('prints crontab lines for 03:00 nightly and Monday 09:00 weekly', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
-    const r = await runCli(['cron', '--root', root]);
+    const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`0 3 * * * memtier consolidate --root ${root} --quiet && memtier dream --apply --root ${root} --quiet >>`);
     expect(r.stdout).toContain(`0 9 * * 1 memtier review --root ${root} --quiet >>`);
@@ -25,13 +25,13 @@ describe('cron', () => {
 
   it('prints systemd units and openclaw commands; rejects two formats', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
-    const s = await runCli(['cron', '--root', root, '--systemd', '--json']);
+    const s = await runCli(['cron', '--root', root, '--systemd', '--json'], { env: { MEMTIER_BIN: 'memtier' } });
     const units = JSON.parse(s.stdout).units as { file: string; content: string }[];
     expect(units.map((u) => u.file.split('/').pop())).toEqual(['memtier-nightly.service', 'memtier-nightly.timer', 'memtier-weekly.service', 'memtier-weekly.timer']);
     expect(units[1]!.content).toContain('OnCalendar=*-*-* 03:00:00');
     expect(units[3]!.content).toContain('OnCalendar=Mon *-*-* 09:00:00');
     expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
-    const o = await runCli(['cron', '--root', root, '--openclaw']);
+    const o = await runCli(['cron', '--root', root, '--openclaw'], { env: { MEMTIER_BIN: 'memtier' } });
     expect(o.stdout).toContain("openclaw cron add \\\n  --name memtier-nightly \\\n  --cron '0 3 * * *' \\\n  --tz UTC");
     expect(o.stdout).toContain('--session isolated');
     const bad = await runCli(['cron', '--root', root, '--systemd', '--openclaw']);
@@ -41,7 +41,7 @@ describe('cron', () => {
   it('--install with a fake crontab: dry run first, keeps other lines, and a second install changes nothing', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     const { bin, store } = fakeCrontab(root, 'MAILTO=me\n15 * * * * /usr/bin/backup\n');
-    const env = { MEMTIER_CRONTAB: bin, PATH: process.env.PATH };
+    const env = { MEMTIER_CRONTAB: bin, PATH: process.env.PATH, MEMTIER_BIN: 'memtier' };
     const dry = await runCli(['cron', '--root', root, '--install', '--dry-run'], { env });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^dry run/);
@@ -69,5 +69,14 @@ describe('cron', () => {
     expect(tab).not.toMatch(/^0 9 \* \* 1 memtier review/m);
     expect(tab).toContain('30 2 * * * other\n');
     expect(mergeCrontab(tab, 'x\n', '/elsewhere')).toBe(tab + 'x\n');
+  });
+
+  it('by default schedules this node and this package\'s bin/memtier.js by absolute path, with an absolute --root', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const r = await runCli(['cron', '--crontab'], { cwd: root, env: { MEMTIER_ROOT: root } });
+    expect(r.code).toBe(0);
+    const bin = join(REPO, 'bin', 'memtier.js');
+    expect(r.stdout).toContain(`0 3 * * * ${process.execPath} ${bin} consolidate --root ${root} --quiet && ${process.execPath} ${bin} dream --apply --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 ${process.execPath} ${bin} review --root ${root} --quiet >>`);
   });
 });
