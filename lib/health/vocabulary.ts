@@ -17,10 +17,12 @@ export function parseVocabulary(text: string): Set<string> {
     if (/^[\p{L}][\p{L}\p{N}_/-]*$/u.test(t)) out.add(t);
   };
   let fence = false;
+  let comment = false;
   for (let i = start; i < lines.length; i++) {
     const line = lines[i]!;
     if (/^\s*(```|~~~)/.test(line)) { fence = !fence; continue; }
-    if (fence || /^\s*<!--/.test(line)) continue;
+    if (fence) continue;
+    if (comment || /^\s*<!--/.test(line)) { comment = !line.includes('-->'); continue; }
     const h = heading(line);
     if (h) { if (h.text.split(/\s+/).length === 1) add(h.text); continue; }
     for (const m of line.matchAll(/(?:^|[\s(,])#([\p{L}][\p{L}\p{N}_/-]*)/gu)) add(m[1]!);

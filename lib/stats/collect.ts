@@ -99,6 +99,7 @@ export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.r
     tokens.total += t;
     inc(tokens.byTier, f.tier, t);
     if (f.tier === 'hot') { tokens.hot += t; tokens.hotFiles[f.rel] = t; }
+    if (f.tier === 'meta') continue; // FORMAT.md and TAGS.md: examples, not entries
     for (const e of snap.entries(f)) {
       entries.total++;
       if (e.superseded) entries.superseded++;

@@ -21,6 +21,7 @@ const FILES: Record<string, string> = {
   'memory/episodic/2026-03-01.md': '# 2026-03-01\n- 09:00 [EVENT] set up the NAS #backup ^n4s5e6t7\n',
   'memory/semantic/decisions.md': '---\ntags: [review]\nlast_verified: 2026-05-10\n---\n# Decisions\n- 2026-05-14 09:10 [DECISION] cache in SQLite #review ^k2j3mx0a\n',
   'memory/2026-04-20.md': '- an OpenClaw daily line\n',
+  'memory/FORMAT.md': '# Format\n- [YYYY-MM-DD ]HH:MM [TYPE] text #tag #other ^id\n',
 };
 
 const roots: string[] = [];
@@ -40,10 +41,11 @@ describe('token estimate', () => {
 describe('collectStats', () => {
   it('counts files, entries, types, tags, months and orphans', async () => {
     const s = await collectStats(testCtx(mem()));
-    expect(s.files.total).toBe(7);
-    expect(s.files.byTier).toEqual({ buffer: 1, cold: 3, hot: 2, warm: 1 });
+    expect(s.files.total).toBe(8);
+    expect(s.files.byTier).toEqual({ buffer: 1, cold: 3, hot: 2, meta: 1, warm: 1 });
     expect(s.bytes.total).toBe(Object.values(FILES).reduce((n, t) => n + Buffer.byteLength(t), 0));
-    // 1 MEMORY index line, 1 buffer, 3 on 05-14 (1 superseded), 1 on 03-01, 1 decision note, 1 OpenClaw line
+    // 1 MEMORY index line, 1 buffer, 3 on 05-14 (1 superseded), 1 on 03-01, 1 decision note, 1 OpenClaw line;
+    // FORMAT.md's example line is not an entry of the memory
     expect(s.entries.total).toBe(8);
     expect(s.entries.superseded).toBe(1);
     expect(s.entries.byType).toEqual({ DECISION: 3, untyped: 3, EVENT: 1, TEMP: 1 });

@@ -4,7 +4,8 @@ import { normalizeFact } from '../markdown.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 
-const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily', 'session-state']);
+/** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
+const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
 interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
 
@@ -47,6 +48,13 @@ export function similarPairs(recs: { words: string[] }[], t: number): [number, n
   return out;
 }
 
+/** Do the two word sets differ in a word holding a digit (a different number, version, port, date)? */
+export function numbersDiffer(a: string[], b: string[]): boolean {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return a.some((w) => /\d/.test(w) && !sb.has(w)) || b.some((w) => /\d/.test(w) && !sa.has(w));
+}
+
 function records(snap: Snapshot): Rec[] {
   const out: Rec[] = [];
   for (const f of snap.files) {
@@ -56,7 +64,8 @@ function records(snap: Snapshot): Rec[] {
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
       const key = normalizeFact(e.text);
-      const words = [...new Set(key.split(' ').filter((w) => w.length > 1))];
+      // one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2")
+      const words = [...new Set(key.split(' ').filter((w) => w.length > 1 || /\d/.test(w)))];
       if (words.length >= 4) out.push({ f, e, key, words, group });
     }
   }
@@ -71,7 +80,7 @@ export const check: Check = {
   fixable: false,
   source: 'seed 003 dedup, seed 000',
   doc: {
-    trigger: 'two entries (facts with facts, log entries with log entries; not the same ^id) whose sets of words overlap by 80% or more; exact copies across fact files are reported by canonical-home instead',
+    trigger: 'two entries (facts with facts, log entries with log entries; not the same ^id) whose sets of words overlap by 80% or more and whose numbers agree (\"port 8080\" and \"port 8081\" are two values, not a duplicate); exact copies across fact files are reported by canonical-home instead',
     failing: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n- 16:40 [PREF] Ana prefers short status reports on Friday ^e5f6a7b8',
     fixed: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n(the second one removed, or struck through: `memtier supersede`)',
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
@@ -86,6 +95,7 @@ export const check: Check = {
         const b = rs[j]!;
         if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
         if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
+        if (numbersDiffer(a.words, b.words)) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
