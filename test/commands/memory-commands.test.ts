@@ -308,6 +308,20 @@ describe('through the real binary', () => {
     expect(get.stdout).toBe('# Session State\n');
   });
 
+  it('bench write measures cold wal decide next to bare node (--json shape)', async () => {
+    const r = await runCli(['bench', 'write', '--runs', '2', '--json'], { env: { PATH: process.env.PATH } });
+    expect(r.code, r.stderr).toBe(0);
+    const j = json(r.stdout);
+    expect(j).toMatchObject({ ok: true, runs: 2, goalRatio: 2 });
+    expect(j.bareSamplesMs).toHaveLength(2);
+    expect(j.walSamplesMs).toHaveLength(2);
+    expect(j.walDecideMs).toBeGreaterThan(0);
+    expect(j.ratio).toBeCloseTo(j.walDecideMs / j.bareNodeMs, 1);
+    expect(j.withinGoal).toBe(j.ratio <= 2);
+    const bad = await runCli(['bench', 'write', '--runs', '0']);
+    expect(bad.code).toBe(2);
+  });
+
   it('the wal shortcut without memtier installed exits 2 with a clear message', () => {
     const root = join(tmp(), 'mem');
     expect(runBin(['init', root]).code).toBe(0);
