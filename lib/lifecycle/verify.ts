@@ -279,41 +279,73 @@ function relativeDates(files: FileText[]): VerifyFinding[] {
 
 // ---------- contradictions ----------
 const STOP = new Set(['the', 'a', 'an', 'our', 'my', 'its', 'their', 'this', 'that']);
-const CLAIM = /^(.{2,60}?)\s+(?:is|are|=|:|→|->)\s+(.{1,80})$/i;
+/** Keys of `key: value` lines that are labels (seed 001's Why / How to apply, closure blocks…), not attributes. */
+const LABEL_KEYS = new Set([
+  'why', 'how', 'how to apply', 'note', 'notes', 'example', 'examples', 'e.g', 'eg', 'i.e', 'ie', 'see', 'see also', 'tip', 'warning',
+  'important', 'todo', 'updated', 'decisions', 'signal', 'open', 'tags', 'last_verified', 'last verified', 'created', 'source',
+  'sources', 'reason', 'because', 'context', 'result', 'q', 'a', 'question', 'answer', 'fix', 'cause', 'lesson', 'problem', 'solution',
+  'description', 'summary', 'type', 'date', 'time', 'when', 'who', 'what', 'where', 'link', 'links', 'ref', 'refs', 'also', 'nb',
+  'ps', 'update', 'edit', 'caveat', 'rule', 'goal', 'next', 'done', 'pros', 'cons', 'idea', 'step',
+]);
+const PRONOUNS = new Set(['it', 'this', 'that', 'he', 'she', 'they', 'there', 'which', 'what', 'who', 'here', 'everything', 'nothing', 'something', 'one', 'each', 'i', 'we', 'you']);
 
-function claimOf(text: string): { key: string; value: string } | undefined {
+/** A fact's subject+attribute and value: graph `s · p · o`, `key: value`, or (bullets) `X is <name/number/version>`. */
+function claimOf(text: string, bullet: boolean): { key: string; value: string } | undefined {
   const t = text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, '').replace(/\s+/g, ' ').trim().replace(/[.!]$/, '');
   const g = /^(.+?)\s+·\s+(.+?)\s+·\s+(.+)$/.exec(t);
   if (g) return { key: `${normalizeText(g[1]!)} | ${normalizeText(g[2]!)}`, value: normalizeText(g[3]!) };
-  const m = CLAIM.exec(t);
-  if (!m) return undefined;
-  const key = normalizeText(m[1]!).split(' ').filter((w) => !STOP.has(w)).join(' ');
-  const value = normalizeText(m[2]!);
-  if (!key || key.split(' ').length > 6 || !value || /\b(not|never)\b/.test(value)) return undefined;
-  return { key, value };
+  const kv = /^(\*\*|__)?([\p{L}][\p{L}\p{N} _./-]{0,40}?)\1?\s*(?::|=|→|->)\1?\s+(\S.*)$/u.exec(t);
+  if (kv) {
+    const key = normalizeText(kv[2]!);
+    if (!key || LABEL_KEYS.has(key) || key.split(' ').length > 5) return undefined;
+    const value = normalizeText(kv[3]!);
+    return value ? { key, value } : undefined;
+  }
+  if (!bullet) return undefined;
+  const is = /^([\p{L}][\p{L}\p{N} _.'-]{1,50}?)\s+(?:is|are)\s+(?:now\s+|still\s+)?(.{1,60})$/iu.exec(t);
+  if (!is) return undefined;
+  const key = normalizeText(is[1]!).split(' ').filter((w) => !STOP.has(w)).join(' ');
+  const raw = is[2]!.trim();
+  if (!key || key.split(' ').length > 4 || PRONOUNS.has(key.split(' ')[0]!)) return undefined;
+  // identity values only (names, numbers, versions, hosts): "the primary db is PostgreSQL", not "the API is fast"
+  if (/\b(?:not|never|no)\b/i.test(raw) || !/[\p{Lu}\p{N}./@:]/u.test(raw) || raw.split(/\s+/).length > 6) return undefined;
+  return { key: `${key} is`, value: normalizeText(raw) };
 }
 
+/**
+ * One subject and attribute with different values, in semantic notes and the graph. The subject
+ * is scoped by its `##` section ("## web-1 / IP" and "## web-2 / IP" are different subjects).
+ */
 function contradictions(files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
-  const claims = new Map<string, { value: string; e: SourcedEntry }[]>();
+  const claims = new Map<string, { value: string; shown: string; at: string; file: string; line: number }[]>();
   for (const f of files) {
-    if (f.kind === 'session-state') continue;
-    for (const e of entriesOf(f.rel, f.text)) {
-      if (e.superseded) continue;
-      const c = claimOf(e.text);
-      if (!c) continue;
-      claims.set(c.key, [...(claims.get(c.key) ?? []), { value: c.value, e }]);
-    }
+    if (f.kind !== 'semantic' && f.kind !== 'graph') continue;
+    const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
+    let section = '';
+    f.scan.forEach((line, i) => {
+      const h = /^(#{1,6})\s+(.*)$/.exec(line);
+      if (h) { if (h[1]!.length >= 2) section = normalizeText(h[2]!); return; }
+      if (!line.trim()) return;
+      const e = entries.get(i + 1);
+      if (e?.superseded) return;
+      const c = claimOf(e ? e.text : line.trim(), !!e);
+      if (!c) return;
+      const k = `${c.key.includes(' | ') ? '' : section}\u0000${c.key}`;
+      const at = e ? cite(e) : `${f.rel}#L${i + 1}`;
+      claims.set(k, [...(claims.get(k) ?? []), { value: c.value, shown: c.key, at, file: f.rel, line: i + 1 }]);
+    });
   }
-  for (const [key, list] of claims) {
+  for (const [k, list] of claims) {
     const values = [...new Set(list.map((x) => x.value))];
     if (values.length < 2) continue;
     const first = list[0]!;
     const others = list.filter((x) => x.value !== first.value);
+    const section = k.split('\u0000')[0];
     out.push({
-      kind: 'contradiction', file: first.e.path, line: first.e.line,
-      message: `"${key}" has ${values.length} different values: ${values.map((v) => `"${v}"`).join(' vs ')}; keep one and supersede the other (memtier supersede)`,
-      related: others.map((x) => cite(x.e)),
+      kind: 'contradiction', file: first.file, line: first.line,
+      message: `"${first.shown}"${section ? ` (under "${section}")` : ''} has ${values.length} different values: ${values.map((v) => `"${v}"`).join(' vs ')}; keep one and supersede the other (memtier supersede)`,
+      related: others.map((x) => x.at),
     });
   }
   return out;

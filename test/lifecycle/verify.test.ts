@@ -109,3 +109,23 @@ describe('verify: prose only, strict frontmatter, weekdays, --days', () => {
     expect(readTree(root)['memory/reviews/verify-2026-05-15.md']).toBeUndefined();
   });
 });
+
+describe('verify: contradictions in semantic notes', () => {
+  it('same subject and attribute with two values (key: value, X is <name>), scoped by section; labels and adjectives are not facts', () => {
+    const fm = '---\ntags: [x]\ncreated: 2026-05-10\nlast_verified: 2026-05-10\n---\n';
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n## Key facts\n- Editor: emacs\n',
+      'todos.md': '# Todos\n- [ ] deploy: blocked on review\n',
+      'memory/semantic/preferences.md': fm + '# Prefs\n- Why: short answers save time\n- Editor: helix\n- Style is terse\n',
+      'memory/semantic/people.md': fm + '# People\n- Editor: vim\n- Why: another reason\n',
+      'memory/semantic/projects.md': fm + '# Projects\n## Alpha\n- Status: active\n## Beta\n- Status: paused\n',
+      'memory/semantic/infrastructure.md': fm + '# Infra\n## web-1\n- IP: 10.0.0.1\n## web-2\n- IP: 10.0.0.2\n- The primary database is PostgreSQL\n- The primary database is MySQL\n- The API is fast\n- The API is stable\n- ~~The primary database is Oracle~~ superseded by ^x1 ^x0\n',
+    });
+    const c = verify(testCtx(root)).findings.filter((f) => f.kind === 'contradiction');
+    expect(c.map((f) => `${f.file}:${f.line} → ${f.related!.join(',')}`)).toEqual([
+      'memory/semantic/infrastructure.md:11 → memory/semantic/infrastructure.md#L12',
+      'memory/semantic/people.md:7 → memory/semantic/preferences.md#L8',
+    ]);
+    expect(c[0]!.message).toMatch(/"postgresql" vs "mysql"/);
+  });
+});
