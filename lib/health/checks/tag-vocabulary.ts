@@ -6,7 +6,7 @@ import { parseVocabulary } from '../vocabulary.js';
 import type { MemFile } from '../snapshot.js';
 
 const WARM = new Set<MemFile['kind']>(['semantic', 'procedural', 'knowledge']);
-/** Files whose entries memtier owns: an unknown tag there fails. Elsewhere (OpenClaw daily files, loose notes) it warns. */
+/** Files in memtier's model: an unknown tag in a typed or ^id entry there fails. Elsewhere (OpenClaw daily files, loose notes, hand-written bullets) it warns. */
 const MODEL = new Set<MemFile['kind']>(['memory-index', 'session-state', 'buffer', 'episodic', 'semantic', 'procedural', 'knowledge']);
 const SKIP = new Set<MemFile['kind']>(['tags', 'format', 'palace', 'review', 'dreams', 'archive']);
 
@@ -21,7 +21,7 @@ export const check: Check = {
   fixable: false,
   source: 'seed 004 #2',
   doc: {
-    trigger: 'a tag on a WARM note\'s tags line or an inline `#tag` in an entry that memory/TAGS.md does not list (`#friction` is always allowed)',
+    trigger: 'a tag that memory/TAGS.md does not list (`#friction` is always allowed): on a WARM note\'s tags line or in a typed or ^id entry it fails; in a hand-written bullet, an OpenClaw daily file or a loose note it warns',
     failing: 'memory/TAGS.md lists `infrastructure: docker, ssh`; an entry says `- 09:10 [TECH] moved the NAS #storage ^k2j3mx0a`',
     fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to memory/TAGS.md on purpose',
     why: 'a frozen vocabulary keeps grep-by-tag complete: a synonym nobody searches for hides the fact it labels',
@@ -31,10 +31,10 @@ export const check: Check = {
     if (!tagsFile || tagsFile.text === undefined) return { findings: [], skipped: `no ${PATHS.tags} (no frozen vocabulary to check against)` };
     const vocab = parseVocabulary(tagsFile.text);
     const out: Finding[] = [];
-    const report = (f: MemFile, line: number, tag: string, where: string): void => {
+    const report = (f: MemFile, line: number, tag: string, where: string, strict: boolean): void => {
       out.push({
         check: 'tag-vocabulary',
-        severity: MODEL.has(f.kind) ? 'fail' : 'warn',
+        severity: strict ? 'fail' : 'warn',
         file: f.rel,
         line,
         message: `tag "${tag}" ${where} is not in ${PATHS.tags}`,
@@ -46,10 +46,12 @@ export const check: Check = {
       const lines = snap.lines(f);
       if (WARM.has(f.kind)) {
         const m = TAGS_LINE.exec(lines[1] ?? '');
-        if (m) for (const t of parseTagList(m[1]!)) if (!vocab.has(t)) report(f, 2, t, 'on the tags line');
+        if (m) for (const t of parseTagList(m[1]!)) if (!vocab.has(t)) report(f, 2, t, 'on the tags line', true);
       }
       for (const e of snap.entries(f)) {
-        for (const t of extractTags(stripNonTags(e.text))) if (!vocab.has(t)) report(f, e.line, t, 'in an entry');
+        // an entry in memtier's form (typed or with an id) fails; a hand-written bullet only warns
+        const strict = MODEL.has(f.kind) && (e.type !== undefined || e.id !== undefined);
+        for (const t of extractTags(stripNonTags(e.text))) if (!vocab.has(t)) report(f, e.line, t, 'in an entry', strict);
       }
     }
     return { findings: out, figures: { vocabulary: vocab.size } };
