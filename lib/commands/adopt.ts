@@ -53,7 +53,7 @@ export function untypedNotes(root: string): string[] {
 
 export const command: CommandSpec = {
   name: 'adopt',
-  summary: 'move OpenClaw daily files and loose notes into the model',
+  summary: 'move OpenClaw daily files into memory/episodic/; list untyped notes',
   usage: ['adopt [--dry-run]'],
   description: `OpenClaw's memory flush writes daily files memory/YYYY-MM-DD.md and memory/YYYY-MM-DD-slug.md.
 memtier reads them in place as episodic days; adopt moves each one to memory/episodic/ under the

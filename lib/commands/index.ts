@@ -17,7 +17,7 @@ const lazy = (file: string) => (): Promise<{ command: CommandSpec }> => import(`
 export const registry: RegistryEntry[] = [
   // Memory files and the WAL
   { name: 'init', group: 'Memory', summary: 'create a memory from the skeleton (never overwrites)', load: lazy('init') },
-  { name: 'adopt', group: 'Memory', summary: 'move OpenClaw daily files and loose notes into the model', load: lazy('adopt') },
+  { name: 'adopt', group: 'Memory', summary: 'move OpenClaw daily files into memory/episodic/; list untyped notes', load: lazy('adopt') },
   { name: 'wal', group: 'Memory', summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore', load: lazy('wal') },
   { name: 'add', group: 'Memory', summary: "append a typed entry to today's episodic file", load: lazy('add') },
   { name: 'rotate', group: 'Memory', summary: "move the working buffer into today's episodic file", load: lazy('rotate') },
