@@ -14,7 +14,7 @@ import { runHealth, selectChecks } from '../health/run.js';
 import { checkDoc, checksTableBlock } from '../health/table.js';
 
 const flags: FlagSpec[] = [
-  { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, trash temp files and stale locks, rotate the buffer, archive overdue days, add closure skeletons, rebuild the index' },
+  { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, remove orphan temp files, trash stale locks, rotate an oversized buffer, archive overdue days, append missing closure blocks, rebuild a stale index' },
   { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
   { name: 'all', type: 'boolean', description: 'list every finding (by default each check lists at most 50; the counts are always complete)' },
   { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
@@ -31,8 +31,10 @@ export const command: CommandSpec = {
     'FAIL means the memory cannot be trusted: seed 004\'s rule is to fix it before answering questions that',
     'depend on memory. WARN and info never fail the run. The report is also written to ' + HEALTH_JSON + '.',
     '',
-    '--fix never removes or rewrites what a person wrote: it moves crash leftovers to memory/.trash/,',
-    'appends closure skeletons, moves overdue days to memory/archive/YYYY/MM/, and reports the rest.',
+    '--fix never removes or rewrites what a person wrote: it lets the store recover from a crash,',
+    'moves torn lines and stale locks to memory/.trash/, rotates the buffer, appends the closure block',
+    '"memtier close-day" would write, moves overdue days unchanged to memory/archive/YYYY/MM/, rebuilds',
+    'the search index, and reports everything else (secrets, duplicates, dead links, stale notes).',
     'A second --fix finds nothing to fix. --quiet prints failures only (for agents).',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
