@@ -374,6 +374,9 @@ function sessionStateConflicts(files: FileText[]): VerifyFinding[] {
 
 const REVERSAL = /\b(?:instead of|rather than|switch(?:ed|ing)? (?:away )?from|replac(?:e|es|ed|ing)|no longer(?: use)?|stop(?:ped)? using|drop(?:ped)?|revert(?:ed)?(?: from)?|move(?:d)? (?:away )?from|not)\s+((?:[\w.+-]+\s*){1,3})/gi;
 const WEAK = new Set(['use', 'the', 'a', 'an', 'to', 'for', 'with', 'and', 'of', 'in', 'on', 'it', 'we', 'cache', 'is', 'be']);
+/** "switch back to X": what is reversed is the latest earlier decision on the topic that chose something else. */
+const BACK_TO = /\b(?:switch(?:ed|ing)? back to|go(?:ing)? back to|went back to|revert(?:ed|ing)? (?:back )?to|return(?:ed|ing)? to|back to)\s+((?:[\w.+-]+\s*){1,3})/i;
+const BACK_WORDS = new Set(['switch', 'switched', 'switching', 'back', 'going', 'went', 'revert', 'reverted', 'reverting', 'return', 'returned', 'returning', 'decided', 'decide', 'after', 'all']);
 
 function words(s: string): Set<string> {
   return new Set(normalizeText(s).split(' ').filter((w) => w.length >= 3 && !WEAK.has(w)));
@@ -401,8 +404,31 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
   }
   const decisions = [...uniq.values()].filter((e) => !(e.id && supersededIds.has(e.id))).sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
   const out: VerifyFinding[] = [];
+  const flag = (a: (typeof decisions)[number], b: (typeof decisions)[number]): void => {
+    out.push({
+      kind: 'reversed-decision', file: a.path, line: a.line,
+      message: `decision "${a.text}" (${a.day ?? 'undated'}) looks reversed by "${b.text}" (${b.day ?? 'undated'}) but is not marked superseded: run memtier supersede ${a.id ? `^${a.id}` : `${a.path}:${a.line}`} --by ${b.id ? `^${b.id}` : '"…"'}, or strike it through`,
+      related: [cite(b)],
+    });
+  };
   for (let j = 0; j < decisions.length; j++) {
     const b = decisions[j]!;
+    const back = BACK_TO.exec(b.text);
+    if (back) {
+      const chosen = words(back[1]!);
+      const topic = [...words(b.text)].filter((w) => !chosen.has(w) && !BACK_WORDS.has(w));
+      for (let i = j - 1; i >= 0; i--) {
+        const a = decisions[i]!;
+        const aw = words(a.text);
+        const mentionsChosen = [...chosen].some((w) => aw.has(w));
+        if (!mentionsChosen && !topic.some((w) => aw.has(w))) continue; // another topic
+        const againstChosen = [...a.text.matchAll(REVERSAL)].some((m) => [...words(m[1]!)].some((w) => chosen.has(w)));
+        if (mentionsChosen && !againstChosen) break; // the latest decision on the topic already chose it
+        flag(a, b);
+        break;
+      }
+      continue;
+    }
     const objects = new Set<string>();
     for (const m of b.text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
     if (objects.size === 0) continue;
@@ -415,11 +441,7 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
       // the earlier decision must be *for* the thing the later one reverses, not itself against it
       const aAgainst = [...a.text.matchAll(REVERSAL)].some((m) => words(m[1]!).has(hit));
       if (aAgainst) continue;
-      out.push({
-        kind: 'reversed-decision', file: a.path, line: a.line,
-        message: `decision "${a.text}" (${a.day ?? 'undated'}) looks reversed by "${b.text}" (${b.day ?? 'undated'}) but is not marked superseded: run memtier supersede ${a.id ? `^${a.id}` : `${a.path}:${a.line}`} --by …, or strike it through`,
-        related: [cite(b)],
-      });
+      flag(a, b);
     }
   }
   return out;

@@ -129,3 +129,36 @@ describe('verify: contradictions in semantic notes', () => {
     expect(c[0]!.message).toMatch(/"postgresql" vs "mysql"/);
   });
 });
+
+describe('verify: reversed decisions', () => {
+  it('"switch back to X" reverses the latest decision on the topic that chose something else; marked ones are skipped', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/episodic/2026-04-01.md': '# 2026-04-01\n- 09:00 [DECISION] use Redis for the session store ^dec00001\n',
+      'memory/episodic/2026-04-10.md': '# 2026-04-10\n- 09:00 [DECISION] use Memcached for the session store instead of Redis ^dec00002\n',
+      'memory/episodic/2026-05-01.md': '# 2026-05-01\n- 09:00 [DECISION] switch back to Redis for the session store ^dec00003\n- 10:00 [DECISION] deploy on Fridays ^dec00004\n',
+      'memory/episodic/2026-05-02.md': '# 2026-05-02\n- 09:00 [DECISION] no longer deploy on Fridays ^dec00005\n',
+    });
+    const rev = verify(testCtx(root)).findings.filter((f) => f.kind === 'reversed-decision');
+    // d1 reversed by d2 (instead of Redis), d2 reversed by d3 (back to Redis), d4 by d5 (no longer)
+    expect(rev.map((f) => `${f.file}:${f.line} ${f.related}`)).toEqual([
+      'memory/episodic/2026-04-01.md:2 memory/episodic/2026-04-10.md#^dec00002',
+      'memory/episodic/2026-04-10.md:2 memory/episodic/2026-05-01.md#^dec00003',
+      'memory/episodic/2026-05-01.md:3 memory/episodic/2026-05-02.md#^dec00005',
+    ]);
+    expect(rev[1]!.message).toContain('memtier supersede ^dec00002 --by ^dec00003');
+  });
+
+  it('after "memtier supersede ^old --by ^new" the reversal is no longer reported', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/decisions.md': '# Decisions\n- 2026-04-01 09:00 [DECISION] use MySQL for orders ^mdec0001\n- 2026-05-01 09:00 [DECISION] use Postgres instead of MySQL for orders ^mdec0002\n',
+    });
+    expect(verify(testCtx(root)).findings.filter((f) => f.kind === 'reversed-decision')).toHaveLength(1);
+    const s = await runCli(['supersede', '^mdec0001', '--by', '^mdec0002', '--root', root]);
+    expect(s.code).toBe(0);
+    expect(readTree(root)['memory/semantic/decisions.md']).toContain('- ~~2026-04-01 09:00 [DECISION] use MySQL for orders~~ superseded by ^mdec0002 ^mdec0001\n');
+    const v = await runCli(['verify', '--root', root, '--dry-run']);
+    expect(v.code).toBe(0);
+  });
+});
