@@ -34,6 +34,8 @@ export interface ParsedSessionState {
   /** Lines before the first `## ` heading. */
   preamble: string[];
   sections: Section[];
+  /** The state as parsed (sections whose value is unchanged are written back byte for byte). */
+  original?: SessionState;
 }
 
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');
@@ -51,8 +53,39 @@ export function emptyState(): SessionState {
   return { currentTask: '', keyContext: [], recentDecisions: [], pending: [], blockers: [], done: [] };
 }
 
-const bullets = (body: string[]): string[] =>
-  body.filter((l) => /^[-*] /.test(l)).map((l) => l.slice(2).trim()).filter((l) => l.length > 0);
+const ITEM = /^[-*] /;
+/** A continuation of the bullet above it: an indented, non-blank line. */
+const CONT = /^[ \t]+\S/;
+
+interface Item { text: string; raw: string[] }
+
+/** The bullets of a section body, each with its indented continuation lines (sub-bullets, wrapped text). */
+function items(body: string[]): { lead: string[]; items: Item[]; rest: string[] } {
+  const lead: string[] = [];
+  const out: Item[] = [];
+  const rest: string[] = [];
+  let cur: Item | undefined;
+  for (const l of body) {
+    if (ITEM.test(l)) {
+      const text = l.slice(2).trim();
+      cur = { text, raw: [l] };
+      if (text) out.push(cur);
+    } else if (cur && CONT.test(l)) {
+      cur.raw.push(l);
+    } else {
+      cur = undefined;
+      (out.length ? rest : lead).push(l);
+    }
+  }
+  return { lead, items: out, rest };
+}
+
+const bullets = (body: string[]): string[] => items(body).items.map((i) => i.text);
+
+const contextPair = (b: string): [string, string] => {
+  const m = /^([^:=]+?)\s*[:=]\s*(.*)$/.exec(b);
+  return m ? [m[1]!.trim(), m[2]!.trim()] : [b, ''];
+};
 
 export function parseSessionState(text: string): ParsedSessionState {
   const lines = text.split('\n');
@@ -76,28 +109,58 @@ export function parseSessionState(text: string): ParsedSessionState {
     if (s.field === 'currentTask') {
       state.currentTask = s.body.filter((l) => l.trim() && !l.trim().startsWith('<!--')).map((l) => l.replace(/^[-*] /, '').trim()).join(' ').trim();
     } else if (s.field === 'keyContext') {
-      for (const b of bullets(s.body)) {
-        const m = /^([^:=]+?)\s*[:=]\s*(.*)$/.exec(b);
-        state.keyContext.push(m ? [m[1]!.trim(), m[2]!.trim()] : [b, '']);
-      }
+      for (const b of bullets(s.body)) state.keyContext.push(contextPair(b));
     } else {
       state[s.field] = bullets(s.body);
     }
   }
-  return { state, preamble, sections };
+  return { state, preamble, sections, original: cloneState(state) };
 }
 
-function renderField(f: Field, st: SessionState): string[] {
-  switch (f) {
-    case 'currentTask': return st.currentTask ? [st.currentTask] : [];
-    case 'keyContext': return st.keyContext.map(([k, v]) => `- ${k}: ${v}`);
-    default: return st[f].map((x) => `- ${x}`);
-  }
+function cloneState(st: SessionState): SessionState {
+  return { ...st, keyContext: st.keyContext.map(([k, v]) => [k, v] as [string, string]), recentDecisions: [...st.recentDecisions], pending: [...st.pending], blockers: [...st.blockers], done: [...st.done] };
+}
+
+const itemKey = (f: Field, text: string): string => (f === 'keyContext' ? contextPair(text).join('\u0000') : text);
+
+function renderItems(f: Field, st: SessionState): string[] {
+  return f === 'keyContext' ? st.keyContext.map(([k, v]) => `${k}: ${v}`) : (st[f] as string[]);
 }
 
 /**
- * Serialize, keeping the preamble, unknown sections and their order; known sections are
- * re-rendered from `state` (missing ones appended in the canonical order).
+ * The body of a known section for `state`. Unchanged → the original lines, byte for byte.
+ * Changed → comments and prose kept in place; each item that survives keeps its original lines
+ * (bullet style, sub-bullets, wrapped text); new items are rendered as `- text`.
+ */
+function renderSection(s: Section, state: SessionState, original: SessionState | undefined): string[] {
+  const f = s.field!;
+  if (original && JSON.stringify(original[f]) === JSON.stringify(state[f])) return trimTrailingBlank(s.body);
+  if (f === 'currentTask') {
+    const keep = s.body.filter((l) => l.trim().startsWith('<!--'));
+    return [...keep, ...(state.currentTask ? [state.currentTask] : [])];
+  }
+  const { lead, items: old, rest } = items(s.body);
+  const byKey = new Map<string, Item[]>();
+  for (const it of old) {
+    const k = itemKey(f, it.text);
+    byKey.set(k, [...(byKey.get(k) ?? []), it]);
+  }
+  const body: string[] = [...trimTrailingBlank(lead)];
+  for (const text of renderItems(f, state)) {
+    const k = f === 'keyContext' ? state.keyContext.find(([kk, v]) => `${kk}: ${v}` === text)!.join('\u0000') : text;
+    const reuse = byKey.get(k)?.shift();
+    body.push(...(reuse ? reuse.raw : [`- ${text}`]));
+  }
+  const tail = trimTrailingBlank(rest);
+  while (tail.length && tail[0]!.trim() === '') tail.shift();
+  if (tail.length) body.push('', ...tail);
+  return body;
+}
+
+/**
+ * Serialize, keeping the preamble, unknown sections and their order byte for byte; known
+ * sections whose value did not change are kept as written, changed ones are re-rendered around
+ * their hand-written lines (missing sections appended in the canonical order).
  */
 export function serializeSessionState(parsed: ParsedSessionState, state: SessionState): string {
   const out: string[] = parsed.preamble.length ? [...parsed.preamble] : ['# Session State', ''];
@@ -112,11 +175,10 @@ export function serializeSessionState(parsed: ParsedSessionState, state: Session
       continue;
     }
     seen.add(s.field);
-    const comments = s.body.filter((l) => l.trim().startsWith('<!--'));
-    emit(s.title, [...comments, ...renderField(s.field, state)]);
+    emit(s.title, renderSection(s, state, parsed.original));
   }
   for (const f of Object.keys(SECTION_TITLES) as Field[]) {
-    if (!seen.has(f)) emit(SECTION_TITLES[f], renderField(f, state));
+    if (!seen.has(f)) emit(SECTION_TITLES[f], f === 'currentTask' ? (state.currentTask ? [state.currentTask] : []) : renderItems(f, state).map((t) => `- ${t}`));
   }
   return out.join('\n').replace(/\n*$/, '\n');
 }

@@ -74,10 +74,11 @@ export function applyToState(st: SessionState, w: WalWrite, stamp: string): stri
       const fromPending = st.pending.findIndex(match);
       const fromBlockers = fromPending < 0 ? st.blockers.findIndex(match) : -1;
       let note: string;
-      if (fromPending >= 0) { note = `removed from Pending: ${st.pending[fromPending]}`; st.pending.splice(fromPending, 1); }
-      else if (fromBlockers >= 0) { note = `removed from Blockers: ${st.blockers[fromBlockers]}`; st.blockers.splice(fromBlockers, 1); }
+      let item = w.text;
+      if (fromPending >= 0) { item = st.pending[fromPending]!; note = `moved from Pending to Done: ${item}`; st.pending.splice(fromPending, 1); }
+      else if (fromBlockers >= 0) { item = st.blockers[fromBlockers]!; note = `moved from Blockers to Done: ${item}`; st.blockers.splice(fromBlockers, 1); }
       else note = 'no matching pending item; recorded as done';
-      st.done = [`${stamp} — ${w.text}`, ...st.done].slice(0, KEEP.done);
+      st.done = [`${stamp} — ${item}`, ...st.done].slice(0, KEEP.done);
       return note;
     }
   }

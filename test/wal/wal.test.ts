@@ -48,7 +48,7 @@ describe('wal', () => {
     walWrite(ctx, { kind: 'pending', text: 'ask Ana for the quota' });
     walWrite(ctx, { kind: 'blocker', text: 'staging is down' });
     const r = walWrite(ctx, { kind: 'done', text: 'ask Ana' });
-    expect(r.note).toBe('removed from Pending: ask Ana for the quota');
+    expect(r.note).toBe('moved from Pending to Done: ask Ana for the quota');
     const buf = parseEntries(readFileSync(join(root, 'memory/working-buffer.md'), 'utf8'));
     expect(buf.map((e) => [e.type, e.text])).toEqual([
       ['PROJ', 'task: ship v1'], ['DECISION', 'use Postgres'], ['TEMP', 'context: deadline = 2026-06-01'],
@@ -62,7 +62,7 @@ describe('wal', () => {
       recentDecisions: ['2026-05-15 14:30 — use Postgres'],
       pending: [],
       blockers: ['staging is down'],
-      done: ['2026-05-15 14:30 — ask Ana'],
+      done: ['2026-05-15 14:30 — ask Ana for the quota'],
     });
   });
 
