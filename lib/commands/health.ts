@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { CHECKS } from '../health/checks/index.js';
 import { renderText, reportJson, writeHealthJson, HEALTH_JSON } from '../health/report.js';
-import { runHealth, selectChecks } from '../health/run.js';
+import { capFindings, runHealth, selectChecks } from '../health/run.js';
 import { checkDoc, checksTableBlock } from '../health/table.js';
 
 const flags: FlagSpec[] = [
   { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, remove orphan temp files, trash stale locks, rotate an oversized buffer, archive overdue days, append missing closure blocks, rebuild a stale index' },
   { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
-  { name: 'all', type: 'boolean', description: 'list every finding (by default each check lists at most 50; the counts are always complete)' },
+  { name: 'all', type: 'boolean', description: 'list every finding in the text report (by default each check lists at most 50; counts are always complete; --json lists every one)' },
   { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
   { name: 'markdown', type: 'boolean', description: 'with --list: print the README table of checks (between its markers)' },
   { name: 'explain', type: 'string', value: 'ID', description: 'print the doc entry of one check: trigger, failing and fixed examples, why it matters' },
@@ -62,9 +62,11 @@ export const command: CommandSpec = {
       throw new MemtierError(`no memory found at ${ctx.root}`, { code: 'no-memory', file: ctx.root, hint: 'run "memtier init" to create one, or pass --root DIR / set MEMTIER_ROOT' });
     }
     const only = flagList(args, 'only');
-    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), all: flagBool(args, 'all'), ...(only ? { only } : {}) });
-    const problem = writeHealthJson(ctx, report);
+    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), ...(only ? { only } : {}) });
+    const listed = flagBool(args, 'all') ? report : capFindings(report);
+    // health.json keeps the cut list (it must stay a small file); --json prints every finding
+    const problem = writeHealthJson(ctx, capFindings(report));
     if (problem) ctx.log.warn(problem);
-    return { exitCode: report.exitCode, text: renderText(report, { quiet: args.quiet }), json: reportJson(report) };
+    return { exitCode: report.exitCode, text: renderText(listed, { quiet: args.quiet }), json: reportJson(report) };
   },
 };

@@ -21,8 +21,6 @@ export interface HealthOptions {
   only?: string[];
   fix?: boolean;
   limits?: Partial<Limits>;
-  /** Report every finding; by default each check reports at most MAX_PER_CHECK (counts stay complete). */
-  all?: boolean;
   /** Checks to use instead of the registry (tests). */
   checks?: readonly Check[];
 }
@@ -40,7 +38,7 @@ export interface HealthReport {
   fixed: string[];
 }
 
-/** Findings listed per check unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000. */
+/** Findings listed per check in the text report and health.json unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000 (--json lists every one). */
 export const MAX_PER_CHECK = 50;
 
 const RANK: Record<Severity, number> = { fail: 0, warn: 1, info: 2 };
@@ -133,7 +131,6 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   }
   const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;
   const fail = count('fail');
-  const findings = opts.all ? pass.findings : capFindings(pass);
   const memory = memoryFigures(snap);
   return {
     time: ctx.clock.now().toISOString(),
@@ -149,7 +146,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
       skipped: pass.results.filter((r) => r.status === 'skipped').length,
     },
     results: pass.results,
-    findings,
+    findings: pass.findings,
     figures: { memory, ...pass.figures },
     fixed,
   };
@@ -187,17 +184,23 @@ function storeRecovery(ctx: Ctx): string[] {
   ];
 }
 
-function capFindings(pass: Pass): Finding[] {
+/** The report with at most MAX_PER_CHECK findings per check, each cut list ending in a "N more" finding. Counts stay complete. */
+export function capFindings(r: HealthReport, max = MAX_PER_CHECK): HealthReport {
+  const byCheck = new Map<string, Finding[]>();
+  for (const f of r.findings) {
+    const l = byCheck.get(f.check);
+    if (l) l.push(f); else byCheck.set(f.check, [f]);
+  }
   const out: Finding[] = [];
-  for (const [id, fs] of pass.byCheck) {
-    out.push(...fs.slice(0, MAX_PER_CHECK));
-    if (fs.length > MAX_PER_CHECK) {
-      const rest = fs.slice(MAX_PER_CHECK);
+  for (const [id, fs] of byCheck) {
+    out.push(...fs.slice(0, max));
+    if (fs.length > max) {
+      const rest = fs.slice(max);
       const worst = rest.reduce<Severity>((w, f) => (RANK[f.severity] < RANK[w] ? f.severity : w), 'info');
-      out.push({ check: id, severity: worst, message: `${rest.length} more findings of this check not listed`, fix: `run "memtier health --only ${id} --all" to list them all`, fixable: rest.some((f) => f.fixable) });
+      out.push({ check: id, severity: worst, message: `${rest.length} more findings of this check not listed`, fix: `run "memtier health --only ${id} --all" (or --json) to list them all`, fixable: rest.some((f) => f.fixable) });
     }
   }
-  return out;
+  return { ...r, findings: out };
 }
 
 function rank(id: string): number {
