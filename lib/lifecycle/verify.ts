@@ -451,13 +451,21 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
 function stale(files: FileText[], t: string, maxDays = VERIFIED_MAX_DAYS): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
+    const seen = new Set<number>();
     const v = frontDate(f.lines, 'last_verified');
-    if (!v) continue;
-    const age = daysBetween(v, t);
-    if (age > maxDays) {
+    if (v) {
+      const age = daysBetween(v, t);
       const line = f.lines.findIndex((l) => /last[_-]verified/i.test(l)) + 1;
-      out.push({ kind: 'stale', file: f.rel, line, message: `last verified ${v}, ${age} days ago (over ${maxDays}): re-check the note, then update last_verified` });
+      seen.add(line);
+      if (age > maxDays) out.push({ kind: 'stale', file: f.rel, line, message: `last verified ${v}, ${age} days ago (over ${maxDays}): re-check the note, then update last_verified` });
     }
+    // an entry or a section can carry its own "last_verified: YYYY-MM-DD"
+    f.scan.forEach((l, i) => {
+      const m = /last[_ -]verified\**\s*:\s*\**\s*(\d{4}-\d{2}-\d{2})/i.exec(l);
+      if (!m || seen.has(i + 1)) return;
+      const age = daysBetween(m[1]!, t);
+      if (age > maxDays) out.push({ kind: 'stale', file: f.rel, line: i + 1, message: `entry last verified ${m[1]}, ${age} days ago (over ${maxDays}): re-check it, then update its last_verified` });
+    });
   }
   return out;
 }

@@ -162,3 +162,18 @@ describe('verify: reversed decisions', () => {
     expect(v.code).toBe(0);
   });
 });
+
+describe('verify: stale', () => {
+  it('notes (frontmatter) and entries (an inline last_verified) older than 30 days; --stale-days changes the limit', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/infrastructure.md': '---\ntags: [infrastructure]\nlast_verified: 2026-05-01\n---\n# Infra\n- db host 10.0.0.5 (last_verified: 2026-03-01) ^host0001\n- cache host 10.0.0.6 (last_verified: 2026-05-10) ^host0002\n',
+      'memory/procedural/deploy.md': '---\ntags: [procedural]\nlast_verified: 2026-04-01\n---\n# Deploy\n',
+    });
+    const st = verify(testCtx(root)).findings.filter((f) => f.kind === 'stale').map((f) => `${f.file}:${f.line}`);
+    expect(st).toEqual(['memory/procedural/deploy.md:3', 'memory/semantic/infrastructure.md:6']);
+    const r = await runCli(['verify', '--root', root, '--stale-days', '10', '--dry-run', '--json']);
+    const j = JSON.parse(r.stdout);
+    expect(j.counts.stale).toBe(3);
+  });
+});
