@@ -135,7 +135,8 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
   if (existing.length === 0) return { ...base, reason: 'nothing to commit' };
   // Stage the memory paths (new, changed, deleted); ignore pathspecs git does not know at all.
   const add = git(ctx, ['add', '-A', '--ignore-errors', '--', ...existing]);
-  if (add.code !== 0 && !/did not match any files/.test(add.stderr)) {
+  // a path git does not know, or one the person's .gitignore excludes (e.g. memory/.trash/), is skipped; the rest is staged
+  if (add.code !== 0 && !/did not match any files|ignored by one of your \.gitignore files/.test(add.stderr)) {
     throw new MemtierError(`git add failed: ${add.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   }
   const staged = git(ctx, ['diff', '--cached', '--no-renames', '--name-only', '-z', '--', ...existing]);

@@ -102,6 +102,26 @@ describe('git auto-commit', () => {
   });
 });
 
+describe('git auto-commit of lifecycle commands', () => {
+  it('supersede and forget are committed; a .gitignore that excludes the trash does not stop the commit', async () => {
+    const root = repo({
+      'MEMORY.md': '# Memory\n',
+      '.gitignore': 'memory/.trash/\n',
+      'memory/episodic/2026-05-10.md': '# 2026-05-10\n- 09:00 [TECH] api at old.example ^apiold0001\n- 10:00 [EVENT] lunch ^lunch00001\n',
+    });
+    const s = await runCli(['supersede', '^apiold0001', '--by', 'api at new.example', '--root', root], { env: ENV });
+    expect(s.code).toBe(0);
+    expect(g(root, 'log', '-1', '--format=%s')).toMatch(/^memtier supersede \^apiold0001: marked memory\/episodic\/2026-05-10.md:2/);
+    expect(g(root, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['memory/episodic/2026-05-10.md', 'memory/episodic/2026-05-15.md']);
+    const f = await runCli(['forget', '^lunch00001', '--root', root], { env: ENV });
+    expect(f.code).toBe(0);
+    expect(f.stderr).toBe('');
+    expect(g(root, 'log', '-1', '--format=%s')).toMatch(/^memtier forget \^lunch00001: forgot memory\/episodic\/2026-05-10.md:3/);
+    expect(g(root, 'status', '--porcelain')).toBe('');
+    expect(existsSync(join(root, 'memory/.trash/forgotten/2026-05-15.md'))).toBe(true);
+  });
+});
+
 describe('memtier sync', () => {
   it('two clones and a bare remote: concurrent appends to the same episodic day both survive', async () => {
     const base = tmpTree({});
