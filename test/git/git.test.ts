@@ -122,6 +122,36 @@ describe('git auto-commit of lifecycle commands', () => {
   });
 });
 
+describe('git identity and sync errors', () => {
+  it('without a configured identity, commits are made as memtier <memtier@localhost>', () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- new fact\n');
+    const home = tmpTree({});
+    const bare = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const c = autoCommit(testCtx(root, undefined, 'UTC', bare), ['MEMORY.md'], 'memtier test: identity');
+    expect(c.committed).toBe(true);
+    expect(g(root, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('memtier <memtier@localhost>|memtier <memtier@localhost>');
+  });
+
+  it('sync: no remote is a clear error (exit 2); --dry-run says what it would do and changes nothing', async () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    const r = await runCli(['sync', '--root', root], { env: ENV });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no remote/);
+    expect(r.stderr).toMatch(/git remote add origin/);
+    const bare = join(tmpTree({}), 'r.git');
+    g(root, 'init', '-q', '--bare', bare);
+    g(root, 'remote', 'add', 'origin', bare);
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- changed\n');
+    const head = g(root, 'rev-parse', 'HEAD');
+    const d = await runCli(['sync', '--root', root, '--dry-run', '--json'], { env: ENV });
+    expect(d.code).toBe(0);
+    expect(JSON.parse(d.stdout).message).toMatch(/would commit 1 changed memory file/);
+    expect(g(root, 'rev-parse', 'HEAD')).toBe(head);
+    expect(g(bare, 'for-each-ref').trim()).toBe('');
+  });
+});
+
 describe('memtier sync', () => {
   it('two clones and a bare remote: concurrent appends to the same episodic day both survive', async () => {
     const base = tmpTree({});
