@@ -11,7 +11,7 @@ export const command: CommandSpec = {
   usage: ['supersede ENTRY --by TEXT [--type TYPE] [--dry-run]', 'supersede ENTRY --by ^ID'],
   description: `Marks a stale or corrected entry as superseded instead of deleting it. ENTRY is its id
 (^k2j3mx0a1b or k2j3mx0a1b) or its place (memory/episodic/2026-05-14.md:12). The old line becomes
-"- ~~<old content>~~ superseded by ^NEW ^OLD": kept for history, left out of search by default.
+"- ~~<old content>~~ superseded by ^NEW ^OLD": kept for history, ranked down in search, left out of recall.
 The new entry (same type unless --type) is appended to today's episodic day when the old one is
 in a log (buffer, episodic day, archive); in a durable note (semantic, procedural, knowledge,
 MEMORY.md) it goes on the line right below the old one, so the fact stays in its home.

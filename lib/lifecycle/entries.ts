@@ -169,7 +169,7 @@ function freshId(ctx: Ctx, avoid: Set<string>): string {
 
 /**
  * Mark an entry superseded. Its line becomes `- ~~<old content>~~ superseded by ^new ^old` (kept,
- * out of search by default) and the new entry is written: in today's episodic day when the old
+ * ranked down in search, left out of recall) and the new entry is written: in today's episodic day when the old
  * one is in a log (buffer, episodic day, archive), else on the line right below the old one, so a
  * durable note keeps the current fact in its one home. Compare-before-replace: a file edited
  * meanwhile is left as it is (code `conflict`).
