@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // Thin entry: gather argv and streams, await main(), set the exit code.
 // Any throw that escapes main() is a failure (exit 2).
-import { main } from '../dist/lib/cli/main.js';
+import module from 'node:module';
+
+// Node 22.1+ caches compiled code between runs (every agent action is a cold process); a no-op on Node 20.
+module.enableCompileCache?.();
+const { main } = await import('../dist/lib/cli/main.js');
 
 main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
   .then((code) => { process.exitCode = code; })

@@ -79,10 +79,22 @@ export function mask(value: string): string {
   return `${value.slice(0, keep)}****(${value.length} chars)`;
 }
 
+/**
+ * A cheap first pass: a case-insensitive superset of every rule's literal part. Ordinary text
+ * matches none of it and skips the rule regexes (each costs a compile on first use in a cold
+ * process). Keep it in step with SECRET_RULES: the per-rule tests fail if a rule is not covered.
+ */
+const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key/i;
+
+let compiled: RegExp[] | undefined;
+
 export function scanSecrets(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
-  for (const rule of SECRET_RULES) {
-    const re = new RegExp(rule.re.source, rule.re.flags.includes('g') ? rule.re.flags : rule.re.flags + 'g');
+  if (!PREFILTER.test(text)) return out;
+  compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
+  for (let i = 0; i < SECRET_RULES.length; i++) {
+    const rule = SECRET_RULES[i]!;
+    const re = compiled[i]!;
     for (const m of text.matchAll(re)) {
       const value = m[rule.group ?? 0] ?? m[0];
       if (rule.group && PLACEHOLDER.test(value)) continue;
