@@ -65,6 +65,26 @@ export function pendingRotations(root: string): string[] {
 const header = (p: string): string => `==> ${p} <==\n`;
 const withNl = (s: string): string => (s === '' || s.endsWith('\n') ? s : s + '\n');
 
+/** Room kept for the note that lists the parts left out whole (cut parts carry their own note). */
+const noteReserve = (maxChars: number): number => Math.min(170, Math.floor(maxChars * 0.3));
+
+/** `[left out to fit …: a, b, +N more; read one with "memtier get PATH"]`, shorter than `limit`. */
+function omittedNote(maxChars: number, omitted: BootPart[], limit = noteReserve(maxChars)): string {
+  const end = '; read one with "memtier get PATH"]\n';
+  const names = omitted.map((p) => p.path);
+  let note = `[left out to fit --max-chars ${maxChars}: `;
+  for (let i = 0; i < names.length; i++) {
+    const add = (i ? ', ' : '') + names[i];
+    const rest = i < names.length - 1 ? `, +${names.length - i - 1} more` : '';
+    if (note.length + add.length + rest.length + end.length >= limit) {
+      if (i === 0) return `[${names.length} left out; see "memtier boot --json"]\n`;
+      return `${note}, +${names.length - i} more${end}`;
+    }
+    note += add;
+  }
+  return note + end;
+}
+
 /** Keep whole lines from the head or the tail of `text` within `room` characters (the cut note included). */
 function cut(text: string, room: number, keep: 'head' | 'tail', path: string): { body: string; read: string } | undefined {
   const lines = withNl(text).split('\n');
@@ -124,54 +144,58 @@ export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
     }
   }
   const rotating = pendingRotations(ctx.root);
-  // Lay the parts out for a budget; the notes around them count too, so shrink until all fits.
-  const layout = (budget: number): { parts: (BootPart & { body: string })[]; text: string } => {
-    const parts: (BootPart & { body: string })[] = loaded.map((l) => ({
-      path: l.path, role: l.role, body: l.text, chars: header(l.path).length + l.text.length, fileChars: l.text.length, truncated: false, omitted: false, ...(l.error ? { error: l.error } : {}),
-    }));
-    const total = (): number => parts.reduce((s, p) => s + (p.omitted ? 0 : p.chars), 0);
-    // Cut order: the oldest and least urgent first; MEMORY.md last.
-    const ORDER: PartRole[] = ['yesterday', 'today', 'buffer', 'state', 'index'];
-    for (const role of ORDER) {
-      // within a role, the largest file first
-      for (const p of parts.filter((x) => x.role === role).sort((a, b) => b.chars - a.chars)) {
-        const over = total() - budget;
-        if (over <= 0) break;
-        const room = p.chars - over - header(p.path).length;
-        const l = loaded.find((x) => x.path === p.path)!;
-        const c = room >= MIN_PART ? cut(l.text, room, l.keep, p.path) : undefined;
-        if (c) {
-          p.body = c.body;
-          p.chars = header(p.path).length + c.body.length;
-          p.truncated = true;
-          p.read = c.read;
-        } else {
-          p.omitted = true;
-          p.truncated = true;
-          p.read = `memtier get ${p.path}`;
-          p.chars = 0;
-        }
+  // A rotation a crash interrupted holds acknowledged entries that are in neither the buffer nor
+  // an episodic file yet: show them with the buffer.
+  for (const path of rotating) {
+    try {
+      const text = readMemoryFile(ctx.root, path);
+      if (text !== undefined) loaded.push({ path, role: 'buffer', keep: 'tail', text: withNl(text) });
+    } catch { /* reported by the warning below; health names the problem */ }
+  }
+  const head: string[] = [];
+  if (rotating.length) {
+    const long = `warning: a buffer rotation was interrupted (${rotating.join(', ')}): its entries are shown below but are in neither the buffer nor an episodic file yet; the next "memtier wal …", "memtier rotate" or "memtier health --fix" finishes it\n`;
+    head.push(long.length <= maxChars / 4 ? long : 'warning: an interrupted buffer rotation (memory/.rotating/); "memtier rotate" finishes it\n');
+  }
+  const tail: string[] = missing.length ? [`[not found: ${missing.join(', ')}]\n`] : [];
+  if (tail[0] && tail[0].length > maxChars / 4) tail[0] = `[not found: ${missing.length} of the boot files]\n`;
+  const parts: (BootPart & { body: string })[] = loaded.map((l) => ({
+    path: l.path, role: l.role, body: l.text, chars: header(l.path).length + l.text.length, fileChars: l.text.length, truncated: false, omitted: false, ...(l.error ? { error: l.error } : {}),
+  }));
+  // Every piece is joined with one "\n".
+  const fixed = [...head, ...tail].reduce((s, t) => s + t.length + 1, 0);
+  const full = parts.reduce((s, p) => s + p.chars + 1, 0);
+  if (fixed + full > maxChars) {
+    // Greedy by priority: MEMORY.md, SESSION-STATE.md, the buffer, today, yesterday; each part
+    // takes what is left (whole, else its first/newest lines, else left out), with a fixed
+    // reserve for the "left out" note.
+    const PRIORITY: PartRole[] = ['index', 'state', 'buffer', 'today', 'yesterday'];
+    const ordered = [...parts].sort((a, b) => PRIORITY.indexOf(a.role) - PRIORITY.indexOf(b.role));
+    let remaining = maxChars - fixed - noteReserve(maxChars);
+    for (const p of ordered) {
+      const room = remaining - 1;
+      if (p.chars <= room) { remaining -= p.chars + 1; continue; }
+      const l = loaded.find((x) => x.path === p.path)!;
+      const c = room - header(p.path).length >= MIN_PART ? cut(l.text, room - header(p.path).length, l.keep, p.path) : undefined;
+      if (c) {
+        p.body = c.body;
+        p.chars = header(p.path).length + c.body.length;
+        p.truncated = true;
+        p.read = c.read;
+        remaining -= p.chars + 1;
+      } else {
+        p.omitted = true;
+        p.truncated = true;
+        p.read = `memtier get ${p.path}`;
+        p.chars = 0;
       }
     }
-    const out: string[] = [];
-    if (rotating.length) {
-      out.push(`warning: a buffer rotation was interrupted (${rotating.join(', ')}): its entries are in neither the buffer nor an episodic file yet; the next "memtier wal …", "memtier rotate" or "memtier health --fix" finishes it\n`);
-    }
-    for (const p of parts) if (!p.omitted) out.push(header(p.path) + p.body);
-    const cutParts = parts.filter((p) => p.truncated);
-    if (cutParts.length) {
-      out.push(`[boot budget ${maxChars} characters: ${cutParts.map((p) => `${p.path} ${p.omitted ? 'left out' : `cut to ${p.chars} of ${p.fileChars}`} (${p.read})`).join('; ')}]\n`);
-    }
-    if (missing.length) out.push(`[not found: ${missing.join(', ')}]\n`);
-    return { parts, text: out.join('\n') };
-  };
-  let budget = maxChars;
-  let lay = layout(budget);
-  for (let i = 0; i < 8 && lay.text.length > maxChars && budget > 0; i++) {
-    budget -= lay.text.length - maxChars;
-    lay = layout(Math.max(0, budget));
   }
-  const { parts, text } = lay;
+  const omitted = parts.filter((p) => p.omitted);
+  const out = [...head, ...parts.filter((p) => !p.omitted).map((p) => header(p.path) + p.body)];
+  if (omitted.length) out.push(omittedNote(maxChars, omitted));
+  out.push(...tail);
+  const text = out.join('\n');
   const files: BootPart[] = parts.map(({ body: _body, ...p }) => p);
   return { root: ctx.root, today, maxChars, chars: text.length, files, missing, rotating, text };
 }
