@@ -102,3 +102,15 @@ describe('archiveDays (for health, review, consolidate)', () => {
     expect(again.kept).toBe(32);
   });
 });
+
+describe('archived days stay searchable', () => {
+  it('search finds an archived entry in the COLD tier at its new path', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n', 'memory/episodic/2026-03-01.md': '# 2026-03-01\n- 09:00 [EVENT] zebra migration finished ^zeb00001\n' });
+    expect((await runCli(['archive', '--root', root])).code).toBe(0);
+    const r = await runCli(['search', 'zebra migration', '--root', root, '--json']);
+    const hit = JSON.parse(r.stdout).results[0];
+    expect(hit.path).toBe('memory/archive/2026/03/2026-03-01.md');
+    expect(hit.tier).toBe('cold');
+    expect(hit.id).toBe('zeb00001');
+  });
+});
