@@ -253,15 +253,23 @@ function relativeDates(files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
     const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
+    let headingDate: string | undefined;
     f.scan.forEach((line, i) => {
       if (!line.trim()) return;
+      const h = /^(#{1,6})\s+(.*)$/.exec(line);
+      if (h) {
+        // a dated section ("## 2026-05-01 launch") dates the lines under it
+        const d = /\b(\d{4}-\d{2}-\d{2})\b/.exec(h[2]!)?.[1];
+        if (d || h[1]!.length >= 2) headingDate = d;
+        return;
+      }
       const e = entries.get(i + 1);
       if (e?.superseded) return;
       const text = (e ? e.text : line).replace(/`[^`]*`/g, '').replace(/<!--.*?-->/g, '').replace(/\bhttps?:\/\/\S+/g, '');
       for (const r of RELATIVE) {
         const m = r.re.exec(text);
         if (!m) continue;
-        const base = e?.date ?? f.base;
+        const base = e?.date ?? /\b(\d{4}-\d{2}-\d{2})\b/.exec(text)?.[1] ?? headingDate ?? f.base;
         // already written out: "yesterday (2026-05-14)"
         if (/^\s*\(?\s*\d{4}-\d{2}-\d{2}/.test(text.slice(m.index + m[0].length))) break;
         const meant = base ? r.meant(base, m) : undefined;

@@ -177,3 +177,14 @@ describe('verify: stale', () => {
     expect(j.counts.stale).toBe(3);
   });
 });
+
+describe('verify: relative dates anchor on the nearest date', () => {
+  it('entry date, then a date on the line, then a dated heading, then the note\'s created', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/procedural/runbook.md': '---\ntags: [procedural]\ncreated: 2026-05-01\nlast_verified: 2026-05-10\n---\n# Runbook\n- restarted it yesterday\n## 2026-05-12 incident\n- the fix lands tomorrow\n- on 2026-05-05 we said next week\n',
+    });
+    const rel = verify(testCtx(root)).findings.filter((f) => f.kind === 'relative-date').map((f) => `${f.line} ${f.meant}`);
+    expect(rel).toEqual(['7 2026-04-30', '9 2026-05-13', '10 the week of 2026-05-11']);
+  });
+});
