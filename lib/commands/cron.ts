@@ -31,7 +31,9 @@ export const command: CommandSpec = {
 happens at the next boot), or "openclaw cron add" commands (an isolated agent turn that runs the
 command). --install merges the crontab lines into your crontab, replacing only memtier's own
 block for this memory; run it with --dry-run first to see the resulting crontab. Installing
-twice changes nothing. The crontab program can be set with MEMTIER_CRONTAB.`,
+twice changes nothing. A named zone (MEMTIER_TZ) is passed on to the scheduled runs, so nightly
+runs cut days where interactive ones do; the schedule itself runs in the scheduler's zone
+(openclaw: --tz). The crontab program can be set with MEMTIER_CRONTAB.`,
   flags: [
     { name: 'crontab', type: 'boolean', description: 'crontab lines (default)' },
     { name: 'systemd', type: 'boolean', description: 'systemd user service and timer units' },
@@ -50,7 +52,7 @@ twice changes nothing. The crontab program can be set with MEMTIER_CRONTAB.`,
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? 'save the printed units, then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer' : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
     if (format === 'systemd') {
-      const units = systemdUnits(bin, root);
+      const units = systemdUnits(bin, root, ctx.clock.tz);
       const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), '# then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer'].join('\n');
       return { text, json: { ok: true, format, units } };
     }
@@ -58,7 +60,7 @@ twice changes nothing. The crontab program can be set with MEMTIER_CRONTAB.`,
       const cmds = openclawCommands(bin, root, ctx.clock.tz);
       return { text: cmds.join('\n\n'), json: { ok: true, format, commands: cmds } };
     }
-    const block = crontabBlock(bin, root);
+    const block = crontabBlock(bin, root, ctx.clock.tz);
     if (!install) return { text: block.replace(/\n$/, ''), json: { ok: true, format, lines: block.split('\n').filter(Boolean) } };
     const current = readCrontab(ctx);
     const next = mergeCrontab(current, block, root);

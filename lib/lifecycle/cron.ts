@@ -35,25 +35,32 @@ export function jobs(bin: Bin, root: string): Job[] {
 
 const line = (argv: string[]): string => argv.map(shq).join(' ');
 
+/**
+ * The memory's zone, passed on to scheduled runs: cron, systemd and the gateway do not see the
+ * MEMTIER_TZ of a person's shell, and a nightly run must cut days where interactive runs do.
+ */
+const namedZone = (tz: string | undefined): string | undefined => (tz && tz !== 'local' ? tz : undefined);
+const withTz = (tz: string | undefined, cmd: string): string => (namedZone(tz) ? `MEMTIER_TZ=${shq(tz!)} ${cmd}` : cmd);
+
 export function blockMarkers(root: string): { begin: string; end: string } {
   return { begin: `# >>> memtier ${root} >>>`, end: `# <<< memtier ${root} <<<` };
 }
 
-export function crontabBlock(bin: Bin, root: string): string {
+export function crontabBlock(bin: Bin, root: string, tz?: string): string {
   const { begin, end } = blockMarkers(root);
   const log = shq(`${root}/.memtier/cron.log`);
   const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
-  for (const j of jobs(bin, root)) out.push(`${j.cron} ${j.commands.map(line).join(' && ')} >> ${log} 2>&1  # ${j.what}`);
+  for (const j of jobs(bin, root)) out.push(`${j.cron} ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')} >> ${log} 2>&1  # ${j.what}`);
   out.push(end);
   return out.join('\n') + '\n';
 }
 
-export function systemdUnits(bin: Bin, root: string): { file: string; content: string }[] {
+export function systemdUnits(bin: Bin, root: string, tz?: string): { file: string; content: string }[] {
   const out: { file: string; content: string }[] = [];
   for (const j of jobs(bin, root)) {
     out.push({
       file: `~/.config/systemd/user/${j.name}.service`,
-      content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
+      content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${namedZone(tz) ? `Environment=MEMTIER_TZ=${tz}\n` : ''}${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
     });
     out.push({
       file: `~/.config/systemd/user/${j.name}.timer`,
@@ -65,7 +72,7 @@ export function systemdUnits(bin: Bin, root: string): { file: string; content: s
 
 export function openclawCommands(bin: Bin, root: string, tz: string): string[] {
   return jobs(bin, root).map((j) => {
-    const cmd = j.commands.map(line).join(' && ');
+    const cmd = j.commands.map((c) => withTz(tz, line(c))).join(' && ');
     const message = `Run this shell command and reply with its last output line only: ${cmd}`;
     return ['openclaw cron add', `--name ${shq(j.name)}`, `--cron ${shq(j.cron)}`, ...(tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : []), '--session isolated', '--light-context', '--no-deliver', `--message ${shq(message)}`].join(' \\\n  ');
   });

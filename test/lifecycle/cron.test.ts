@@ -19,8 +19,11 @@ describe('cron', () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier' } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`0 3 * * * memtier consolidate --root ${root} --quiet && memtier dream --apply --root ${root} --quiet >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 memtier review --root ${root} --quiet >>`);
+    // the memory's zone goes with the scheduled runs (cron does not see the shell's MEMTIER_TZ)
+    expect(r.stdout).toContain(`0 3 * * * MEMTIER_TZ=UTC memtier consolidate --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 MEMTIER_TZ=UTC memtier review --root ${root} --quiet >>`);
+    const local = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier', MEMTIER_TZ: '' } });
+    expect(local.stdout).toContain(`0 9 * * 1 memtier review --root ${root} --quiet >>`);
   });
 
   it('prints systemd units and openclaw commands; rejects two formats', async () => {
@@ -31,6 +34,7 @@ describe('cron', () => {
     expect(units[1]!.content).toContain('OnCalendar=*-*-* 03:00:00');
     expect(units[3]!.content).toContain('OnCalendar=Mon *-*-* 09:00:00');
     expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
+    expect(units[0]!.content).toContain('Environment=MEMTIER_TZ=UTC\n');
     const o = await runCli(['cron', '--root', root, '--openclaw'], { env: { MEMTIER_BIN: 'memtier' } });
     expect(o.stdout).toContain("openclaw cron add \\\n  --name memtier-nightly \\\n  --cron '0 3 * * *' \\\n  --tz UTC");
     expect(o.stdout).toContain('--session isolated');
@@ -76,7 +80,7 @@ describe('cron', () => {
     const r = await runCli(['cron', '--crontab'], { cwd: root, env: { MEMTIER_ROOT: root } });
     expect(r.code).toBe(0);
     const bin = join(REPO, 'bin', 'memtier.js');
-    expect(r.stdout).toContain(`0 3 * * * ${process.execPath} ${bin} consolidate --root ${root} --quiet && ${process.execPath} ${bin} dream --apply --root ${root} --quiet >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 ${process.execPath} ${bin} review --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 3 * * * MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 MEMTIER_TZ=UTC ${process.execPath} ${bin} review --root ${root} --quiet >>`);
   });
 });
