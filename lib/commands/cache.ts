@@ -4,7 +4,7 @@
  * through the store (lock, atomic replace, secret refusal). Expired keys are never returned.
  */
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
-import { flagNumber, flagString } from '../cli/spec.js';
+import { flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { PATHS } from '../format/layout.js';
@@ -13,6 +13,16 @@ import { assertNoSecrets } from '../store/guards/secrets.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 
 export const DEFAULT_TTL = 3600;
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** `--ttl`: seconds (`600`) or a duration (`90s`, `30m`, `2h`, `7d`, `1w`); 0 = never expires. */
+export function parseTtl(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TTL;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$/i.exec(value);
+  if (!m) throw new UsageError(`--ttl "${value.slice(0, 40)}" is not a duration`, 'give seconds or a number with s, m, h, d or w: --ttl 600, --ttl 30m, --ttl 2h (0 = never expires)');
+  return Math.round(Number(m[1]) * UNIT_SECONDS[(m[2] || 's').toLowerCase()]!);
+}
 const MAX_KEY = 128;
 const MAX_VALUE = 8 * 1024;
 
@@ -73,17 +83,17 @@ const serialize = (c: CacheFile): string => JSON.stringify(c, null, 2) + '\n';
 export const command: CommandSpec = {
   name: 'cache',
   summary: 'session cache: set, get, list, clear',
-  usage: ['cache set KEY VALUE [--ttl SECONDS]', 'cache get KEY', 'cache list', 'cache clear [KEY]'],
+  usage: ['cache set KEY VALUE [--ttl DURATION]', 'cache get KEY', 'cache list', 'cache clear [KEY]'],
   description: `Seed 002's session cache: transient key/value data of one agent session (a URL being read,
 an intermediate result), kept out of the markdown memory. One JSON file per session in
 .memtier/cache/SESSION.json (derived, gitignored). The session is --session, else
 $OPENCLAW_SESSION_ID, else "default"; ids are 1-64 letters, digits, "_" or "-".
 Values pass the same secret guard as every write (a credential is refused, never echoed).
-Keys expire after --ttl seconds (default ${DEFAULT_TTL}; 0 = never); expired keys are never
+Keys expire after --ttl (seconds, or 30m, 2h, 7d; default ${DEFAULT_TTL} s; 0 = never); expired keys are never
 returned and are dropped at the next write. "get" of a missing or expired key exits 1.`,
   subcommands: { set: 'store KEY = VALUE with an expiry', get: 'print the value of KEY', list: 'list live keys with their expiry', clear: 'remove KEY, or every key of the session' },
   flags: [
-    { name: 'ttl', type: 'number', value: 'SECONDS', description: `seconds until the key expires (set; 0 = never)`, default: DEFAULT_TTL },
+    { name: 'ttl', type: 'string', value: 'DURATION', description: `time until the key expires (set): seconds, or 90s, 30m, 2h, 7d; 0 = never`, default: DEFAULT_TTL },
     { name: 'session', type: 'string', value: 'ID', description: 'session id (default $OPENCLAW_SESSION_ID or "default")' },
   ],
   examples: ['memtier cache set current_url https://example.org/docs --ttl 600', 'memtier cache get current_url', 'memtier cache list --json', 'memtier cache clear --session agent-7'],
@@ -98,8 +108,7 @@ returned and are dropped at the next write. "get" of a missing or expired key ex
         const key = assertKey(rest[0]!);
         const value = rest.slice(1).join(' ');
         if (Buffer.byteLength(value) > MAX_VALUE) throw new UsageError(`value is over ${MAX_VALUE} bytes`, 'the session cache holds small values; write long content to a note');
-        const ttl = flagNumber(args, 'ttl') ?? DEFAULT_TTL;
-        if (!Number.isFinite(ttl) || ttl < 0) throw new UsageError(`--ttl ${ttl} is not a number of seconds`, 'e.g. --ttl 600 (0 = never expires)');
+        const ttl = parseTtl(flagString(args, 'ttl'));
         // Refuse credentials before anything is read or written (the value is never echoed).
         assertNoSecrets(value, rel);
         assertNoSecrets(`${key}=${value}`, rel);

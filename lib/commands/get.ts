@@ -6,13 +6,23 @@ import { isAbsolute, relative, sep } from 'node:path';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
+import { parseEntries } from '../format/entry.js';
 import { resolveInside } from '../store/guards/paths.js';
 import { readMemoryFile } from '../store/store.js';
 
-export interface GetSpec { path: string; from?: number; to?: number }
+export interface GetSpec { path: string; from?: number; to?: number; /** `PATH#^id`: the line holding that entry. */ id?: string }
 
-/** Split `PATH[:FROM[-TO]]` (`PATH:FROM-` reads to the end). */
+/**
+ * Split `PATH[:FROM[-TO]]` (`PATH:FROM-` reads to the end). The citation forms search and recall
+ * print work too: `PATH#L12`, `PATH#L12-L20`, and `PATH#^id` (the entry with that id).
+ */
 export function parseGetSpec(arg: string): GetSpec {
+  const cite = /^(.+?)#(?:L(\d+)(?:-L?(\d+))?|\^([A-Za-z0-9][A-Za-z0-9-]{2,63}))$/.exec(arg);
+  if (cite) {
+    if (cite[4]) return { path: cite[1]!, id: cite[4] };
+    const from = Number(cite[2]);
+    return { path: cite[1]!, from, to: cite[3] ? Number(cite[3]) : from };
+  }
   const m = /^(.*?):(\d+)(?:-(\d*))?$/.exec(arg);
   if (!m || !m[1]) return { path: arg };
   const from = Number(m[2]);
@@ -40,6 +50,12 @@ export function getRange(root: string, arg: string): GetResult {
   const all = text.split('\n');
   if (all.length && all[all.length - 1] === '') all.pop();
   const n = all.length;
+  if (spec.id !== undefined) {
+    const hit = parseEntries(text).find((e) => e.id === spec.id);
+    if (!hit) throw new MemtierError(`no entry ^${spec.id} in ${rel}`, { code: 'missing', file: rel, hint: `search for it: memtier search "^${spec.id}", or read the whole file: memtier get ${rel}` });
+    spec.from = hit.line;
+    spec.to = hit.line;
+  }
   const from = spec.from ?? 1;
   const to = Math.min(spec.to ?? n, n);
   if (spec.from !== undefined) {
@@ -54,10 +70,11 @@ export function getRange(root: string, arg: string): GetResult {
 export const command: CommandSpec = {
   name: 'get',
   summary: 'print a memory file or a line range',
-  usage: ['get PATH', 'get PATH:LINE', 'get PATH:FROM-TO', 'get PATH:FROM-'],
+  usage: ['get PATH', 'get PATH:LINE', 'get PATH:FROM-TO', 'get PATH:FROM-', 'get PATH#L12-L20', 'get PATH#^ID'],
   description: `Prints a file of the memory (OpenClaw's memory_get), whole or a 1-based, inclusive line range:
 PATH:12 is line 12, PATH:12-20 lines 12 to 20, PATH:12- from line 12 to the end. A TO past the
-end stops at the last line. PATH is relative to the memory root (as search, recall and boot
+end stops at the last line. Citations as search and recall print them work too: PATH#L12,
+PATH#L12-L20, and PATH#^ID (the line of the entry with that id). PATH is relative to the memory root (as search, recall and boot
 print it); it can never leave the root. Files are read strictly (UTF-8 text, size limit).`,
   flags: [],
   examples: ['memtier get MEMORY.md', 'memtier get memory/episodic/2026-05-14.md:10-20', 'memtier get memory/semantic/decisions.md:5 --json'],
