@@ -1,25 +1,35 @@
 /**
  * The on-disk index cache: `.memtier/index/` (derived, versioned, rebuildable; deleting it loses
- * nothing; gitignored with the rest of .memtier). Read lazily, never stale.
+ * nothing; gitignored with the rest of .memtier). Read lazily, never stale. Binary, so a cold
+ * query parses almost nothing (no JSON for postings, no object per file or posting).
  *
- *   .memtier/index/manifest.json      { v, tok, build, shards, N, totalLen,
- *                                       files: { path: [], mtimeMs: [], size: [], n: [], len: [] },
- *                                       dirs: [[dir, mtimeMs, [subdirs]]] }
- *   .memtier/index/<build>/t-<n>.json  term shard n: { term: [file, pos, tf, len, tag, file, …] }
+ *   .memtier/index/manifest.json   { v, tok, build, shards, N, totalLen, slots, nfiles,
+ *                                    paths: "p0\np1\n…", dirs: [[dir, mtimeMs, [subdirs], first, count]] }
+ *   .memtier/index/<build>/files.bin  Float64 mtimeMs[nfiles], Float64 size[nfiles],
+ *                                    Int32 entries[nfiles], Int32 len[nfiles], Int32 entryLen[slots]
+ *   .memtier/index/<build>/t-<n>.bin  term shard n: u32 terms, u32 tableAt, then postings as Int32
+ *                                    pairs (slot, tf << 1 | tag), then the table: per term
+ *                                    u32 first pair, u32 pairs, u16 bytes, the term in UTF-8
  *
- * Freshness, per query: every folder of the memory is stat'ed; a folder whose mtime is unchanged
- * has the same entries as at build time (adds, removes and renames change it), so only changed
- * folders are read again. Then every file is stat'ed (an in-place append changes only the file):
- * a file whose size or mtime differs, or that is new, is re-read and indexed in memory for this
- * query (its cached postings masked); a file gone is masked. Only the shards of the query's terms
- * are parsed; only the few files that reach the final ranking are re-read (from the stat-checked
- * file itself, so shown entries are never stale). Past REBUILD_AT changed files (or
- * REBUILD_BYTES) the whole cache is rebuilt. Concurrent builders each write their own build
- * folder and swap the manifest atomically; a reader that meets a vanished build falls back to
- * reading the files (StaleBuildError → search.ts withIndex).
+ * Files are listed folder by folder (a folder's files are contiguous: first, count). A slot is an
+ * entry's number over all files (file's first slot + entry index).
+ *
+ * Freshness, per query (the "never stale" rule): every folder is stat'ed; a folder whose mtime is
+ * unchanged has the same entries as at build time (adds, removes and renames change it), so its
+ * files are taken from the manifest and only changed folders are listed again. Then every file
+ * is stat'ed, one statSync each (an in-place append changes only the file; measured cheaper than
+ * parallel fs.stat through libuv, whose callbacks cost the main thread more than they overlap): a
+ * file whose size or mtime differs, or that is new, is re-read and indexed in memory for this
+ * query (its cached postings masked); a file gone is masked. A folder modified within RACY_MS of
+ * the build's scan is stored with mtime −1 (always listed), so a file created in the same
+ * timestamp tick as the scan is not missed. Only the shards of the query's terms are read; only
+ * the few files that reach the final ranking are re-read (from the stat-checked file itself, so
+ * shown entries are never stale). Past REBUILD_AT changed files (or REBUILD_BYTES) the whole cache
+ * is rebuilt. Concurrent builders each write their own build folder and swap the manifest
+ * atomically; a reader that meets a vanished build falls back to reading the files
+ * (StaleBuildError → search.ts withIndex).
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo } from '../format/layout.js';
@@ -27,17 +37,19 @@ import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './c
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 3;
+export const CACHE_VERSION = 4;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;
 /** Postings per shard the writer aims at. */
 export const SHARD_POSTINGS = 4000;
+/** A folder modified this close to the build's scan is always listed again (same-tick creations). */
+export const RACY_MS = 1000;
 
-type DirRow = [dir: string, mtimeMs: number, subdirs: string[]];
-/** Files as parallel arrays (5 arrays parse faster and leave less garbage than 10,000 rows). */
-export interface ManifestFiles { path: string[]; mtimeMs: number[]; size: number[]; n: number[]; len: number[] }
-export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; files: ManifestFiles; dirs: DirRow[] }
+type DirRow = [dir: string, mtimeMs: number, subdirs: string[], first: number, count: number];
+export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; slots: number; nfiles: number; paths: string; dirs: DirRow[] }
+/** files.bin, as typed-array views over one read. */
+interface FileTable { mtimeMs: Float64Array; size: Float64Array; n: Int32Array; len: Int32Array; entryLen: Int32Array }
 
 export class StaleBuildError extends Error {}
 
@@ -65,69 +77,142 @@ export function termHash(t: string): number {
 function readManifest(root: string): Manifest | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
-    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || !m.files || !Array.isArray(m.files.path) || !Array.isArray(m.dirs)) return undefined;
+    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || typeof m.paths !== 'string' || !Array.isArray(m.dirs)) return undefined;
     return m;
   } catch {
     return undefined;
   }
 }
 
+/** files.bin of the manifest's build; undefined when the build vanished or is damaged. */
+function readFileTable(root: string, m: Manifest): FileTable | undefined {
+  let buf: Buffer;
+  try { buf = readFileSync(join(root, INDEX_DIR, m.build, 'files.bin')); } catch { return undefined; }
+  const n = m.nfiles;
+  if (buf.length !== n * 24 + m.slots * 4) return undefined;
+  const ab = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf); // typed views need aligned offsets
+  const o = ab.byteOffset;
+  return {
+    mtimeMs: new Float64Array(ab.buffer, o, n),
+    size: new Float64Array(ab.buffer, o + 8 * n, n),
+    n: new Int32Array(ab.buffer, o + 16 * n, n),
+    len: new Int32Array(ab.buffer, o + 20 * n, n),
+    entryLen: new Int32Array(ab.buffer, o + 24 * n, m.slots),
+  };
+}
+
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
 const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams];
 const TOP_DIRS = [PATHS.memoryDir, PATHS.knowledge];
+const NOENT = { throwIfNoEntry: false } as const;
 
 interface Scan { files: { path: string; mtimeMs: number; size: number }[]; dirs: DirRow[] }
 
 /**
- * The memory's markdown files (same set as layout.listMemoryFiles) with their stats, reusing
- * the file lists of folders whose mtime did not change since `prev`.
+ * Every memory file (same set as layout.listMemoryFiles) with its stats, folder by folder (a
+ * folder's files contiguous, in DirRow first/count), for a full build.
  */
-export function scanFiles(root: string, prev?: Manifest): Scan {
-  const prevDirs = new Map<string, DirRow>();
-  const prevFiles = new Map<string, string[]>();
-  if (prev) {
-    for (const d of prev.dirs) prevDirs.set(d[0], d);
-    for (const f of prev.files.path) {
-      const slash = f.lastIndexOf('/');
-      const dir = slash < 0 ? '' : f.slice(0, slash);
-      let l = prevFiles.get(dir);
-      if (!l) prevFiles.set(dir, (l = []));
-      l.push(f);
-    }
-  }
-  const names: string[] = [];
+export function scanFiles(root: string): Scan {
+  const prefix = root.endsWith('/') ? root : root + '/';
+  const t0 = Date.now();
+  const files: Scan['files'] = [];
   const dirs: DirRow[] = [];
+  const addFile = (path: string): void => {
+    const st = statSync(prefix + path, NOENT);
+    if (st && st.isFile()) files.push({ path, mtimeMs: st.mtimeMs, size: st.size });
+  };
+  for (const f of ROOT_FILES) addFile(f);
+  dirs.push(['', -1, [], 0, files.length]);
   const walk = (dir: string): void => {
-    let st;
-    try { st = statSync(join(root, dir)); } catch { return; }
-    if (!st.isDirectory()) return;
-    const p = prevDirs.get(dir);
-    if (p && p[1] === st.mtimeMs) {
-      dirs.push(p);
-      for (const f of prevFiles.get(dir) ?? []) names.push(f);
-      for (const s of p[2]) walk(`${dir}/${s}`);
-      return;
-    }
-    const subs: string[] = [];
+    const st = statSync(prefix + dir, NOENT);
+    if (!st || !st.isDirectory()) return;
     let ents;
-    try { ents = readdirSync(join(root, dir), { withFileTypes: true }); } catch { return; }
+    try { ents = readdirSync(prefix + dir, { withFileTypes: true }); } catch { return; }
+    const subs: string[] = [];
+    const names: string[] = [];
     for (const d of ents) {
       if (d.isDirectory()) { if (!SKIP_DIRS.has(d.name) && !d.name.startsWith('.')) subs.push(d.name); }
       else if (d.isFile() && d.name.endsWith('.md')) names.push(`${dir}/${d.name}`);
     }
     subs.sort();
-    dirs.push([dir, st.mtimeMs, subs]);
+    names.sort();
+    const first = files.length;
+    for (const p of names) addFile(p);
+    dirs.push([dir, st.mtimeMs > t0 - RACY_MS ? -1 : st.mtimeMs, subs, first, files.length - first]);
     for (const s of subs) walk(`${dir}/${s}`);
   };
-  for (const f of ROOT_FILES) names.push(f);
   for (const d of TOP_DIRS) walk(d);
-  const files: Scan['files'] = [];
-  const prefix = root.endsWith('/') ? root : root + '/';
-  for (const path of names) {
-    const st = statSync(prefix + path, { throwIfNoEntry: false });
-    if (st && st.isFile()) files.push({ path, mtimeMs: st.mtimeMs, size: st.size });
-  }
   return { files, dirs };
+}
+
+export interface Freshness {
+  /** Paths of files new or changed since the build (to re-read). */
+  changed: string[];
+  /** Manifest file numbers to mask (changed or gone). */
+  masked: number[];
+  /** Files gone since the build. */
+  gone: number;
+  /** Bytes of the changed files. */
+  bytes: number;
+  /** Memory files present now. */
+  files: number;
+}
+
+/** Compare the memory's files with the manifest: one stat per file and folder, listing only changed folders. */
+export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: string[]): Freshness {
+  const prefix = root.endsWith('/') ? root : root + '/';
+  const seen = new Uint8Array(m.nfiles);
+  const fr: Freshness = { changed: [], masked: [], gone: 0, bytes: 0, files: 0 };
+  const rows = new Map<string, DirRow>();
+  for (const r of m.dirs) rows.set(r[0], r);
+  const known = (i: number): void => {
+    const st = statSync(prefix + paths[i]!, NOENT);
+    if (!st || !st.isFile()) return;
+    seen[i] = 1;
+    fr.files++;
+    if (st.mtimeMs !== ft.mtimeMs[i] || st.size !== ft.size[i]) { fr.masked.push(i); fr.changed.push(paths[i]!); fr.bytes += st.size; }
+  };
+  const unknown = (rel: string): void => {
+    const st = statSync(prefix + rel, NOENT);
+    if (st && st.isFile()) { fr.changed.push(rel); fr.bytes += st.size; fr.files++; }
+  };
+  const byName = (row: DirRow | undefined): Map<string, number> => {
+    const k = new Map<string, number>();
+    if (row) for (let i = row[3]; i < row[3] + row[4]; i++) k.set(paths[i]!, i);
+    return k;
+  };
+  const rootNames = byName(rows.get(''));
+  for (const f of ROOT_FILES) { const i = rootNames.get(f); if (i !== undefined) known(i); else unknown(f); }
+  const walk = (dir: string): void => {
+    const st = statSync(prefix + dir, NOENT);
+    if (!st || !st.isDirectory()) return;
+    const row = rows.get(dir);
+    if (row && row[1] === st.mtimeMs) {
+      for (let i = row[3], end = row[3] + row[4]; i < end; i++) known(i);
+      for (const s of row[2]) walk(`${dir}/${s}`);
+      return;
+    }
+    let ents;
+    try { ents = readdirSync(prefix + dir, { withFileTypes: true }); } catch { return; }
+    const names = byName(row);
+    const subs: string[] = [];
+    for (const d of ents) {
+      if (d.isDirectory()) { if (!SKIP_DIRS.has(d.name) && !d.name.startsWith('.')) subs.push(d.name); continue; }
+      if (!d.isFile() || !d.name.endsWith('.md')) continue;
+      const rel = `${dir}/${d.name}`;
+      const i = names.get(rel);
+      if (i !== undefined) known(i); else unknown(rel);
+    }
+    subs.sort();
+    for (const s of subs) walk(`${dir}/${s}`);
+  };
+  for (const d of TOP_DIRS) walk(d);
+  for (let i = 0; i < m.nfiles; i++) if (!seen[i]) { fr.masked.push(i); fr.gone++; }
+  return fr;
+}
+
+function newBuildName(): string {
+  return `b${Date.now().toString(36)}${process.pid.toString(36)}${Math.floor(Math.random() * 0xffffff).toString(36)}`;
 }
 
 /** Write `idx` as a new build and point the manifest at it. Errors are swallowed (a cache is optional). */
@@ -135,19 +220,50 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
   const postingsCount = idx.postingCount();
   let shards = 1;
   while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
-  const build = `b${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const build = newBuildName();
   const dir = join(root, INDEX_DIR);
+  const nf = idx.files.length;
   try {
     mkdirSync(join(dir, build), { recursive: true });
-    // one shard's JSON at a time (a whole-index string would double the peak memory)
+    const ft = Buffer.alloc(nf * 24 + idx.slots * 4);
+    const f64 = new Float64Array(ft.buffer, ft.byteOffset, nf * 2);
+    const i32 = new Int32Array(ft.buffer, ft.byteOffset + nf * 16, nf * 2 + idx.slots);
+    const entryLen = i32.subarray(nf * 2);
+    entryLen.fill(1);
+    idx.files.forEach((f, i) => { f64[i] = f.mtimeMs; f64[nf + i] = f.size; i32[i] = f.n; i32[nf + i] = f.len; });
+    // one shard at a time (a whole-index buffer would double the peak memory)
     const byShard: string[][] = Array.from({ length: shards }, () => []);
     for (const t of idx.terms()) byShard[termHash(t) % shards]!.push(t);
     byShard.forEach((terms, n) => {
-      const body = terms.map((t) => `${JSON.stringify(t)}:[${idx.flat(t)!.join(',')}]`).join(',');
-      writeFileSync(join(dir, build, `t-${n}.json`), `{${body}}`);
+      let pairs = 0;
+      let tableBytes = 0;
+      const enc = terms.map((t) => Buffer.from(t, 'utf8'));
+      for (let j = 0; j < terms.length; j++) { pairs += idx.flat(terms[j]!)!.length / STRIDE; tableBytes += 10 + enc[j]!.length; }
+      const buf = Buffer.alloc(8 + pairs * 8 + tableBytes);
+      const post = new Int32Array(buf.buffer, buf.byteOffset + 8, pairs * 2);
+      buf.writeUInt32LE(terms.length, 0);
+      buf.writeUInt32LE(8 + pairs * 8, 4);
+      let p = 0;
+      let at = 8 + pairs * 8;
+      for (let j = 0; j < terms.length; j++) {
+        const flat = idx.flat(terms[j]!)!;
+        buf.writeUInt32LE(p, at);
+        buf.writeUInt32LE(flat.length / STRIDE, at + 4);
+        buf.writeUInt16LE(enc[j]!.length, at + 8);
+        enc[j]!.copy(buf, at + 10);
+        at += 10 + enc[j]!.length;
+        for (let i = 0; i < flat.length; i += STRIDE) {
+          const slot = idx.fileStart(flat[i]!) + flat[i + 1]!;
+          post[p * 2] = slot;
+          post[p * 2 + 1] = (flat[i + 2]! << 1) | (flat[i + 4]! ? 1 : 0);
+          entryLen[slot] = flat[i + 3]!;
+          p++;
+        }
+      }
+      writeFileSync(join(dir, build, `t-${n}.bin`), buf);
     });
-    const files: ManifestFiles = { path: idx.files.map((f) => f.path), mtimeMs: idx.files.map((f) => f.mtimeMs), size: idx.files.map((f) => f.size), n: idx.files.map((f) => f.n), len: idx.files.map((f) => f.len) };
-    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, files, dirs };
+    writeFileSync(join(dir, build, 'files.bin'), ft);
+    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, slots: idx.slots, nfiles: nf, paths: idx.paths.join('\n'), dirs };
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
     renameSync(tmp, join(dir, 'manifest.json'));
@@ -156,12 +272,37 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
     const now = Date.now();
     for (const d of readdirSync(dir)) {
       if (d === build || !/^b[0-9a-z]+$/.test(d)) continue;
-      const st = statSync(join(dir, d), { throwIfNoEntry: false });
+      const st = statSync(join(dir, d), NOENT);
       if (st && now - st.mtimeMs > 30_000) rmSync(join(dir, d), { recursive: true, force: true });
     }
     return m;
   } catch {
     try { rmSync(join(dir, build), { recursive: true, force: true }); } catch { /* ignore */ }
+    return undefined;
+  }
+}
+
+/** One term shard, read whole into a Buffer; a term's postings are decoded only when asked. */
+class Shard {
+  private readonly post: Int32Array;
+  constructor(private readonly buf: Buffer) {
+    const b = buf.byteOffset % 4 === 0 ? buf : Buffer.from(buf);
+    this.buf = b;
+    this.post = new Int32Array(b.buffer, b.byteOffset + 8, (b.readUInt32LE(4) - 8) >> 2);
+  }
+  /** The (slot, tf << 1 | tag) pairs of `term`, or undefined. */
+  find(term: Buffer): Int32Array | undefined {
+    const b = this.buf;
+    const count = b.readUInt32LE(0);
+    let at = b.readUInt32LE(4);
+    for (let j = 0; j < count; j++) {
+      const len = b.readUInt16LE(at + 8);
+      if (len === term.length && b.compare(term, 0, len, at + 10, at + 10 + len) === 0) {
+        const first = b.readUInt32LE(at);
+        return this.post.subarray(first * 2, (first + b.readUInt32LE(at + 4)) * 2);
+      }
+      at += 10 + len;
+    }
     return undefined;
   }
 }
@@ -174,34 +315,35 @@ export class CachedIndex implements IndexView {
   slots: number;
   private readonly masked: Uint8Array;
   private readonly starts: Int32Array;
-  private readonly shardCache = new Map<number, Record<string, number[]>>();
+  private slotFile?: Int32Array;
+  private readonly shardCache = new Map<number, Shard>();
   private readonly chunkCache = new Map<string, ArrayLike<number>[]>();
   private readonly dfCache = new Map<string, number>();
   private readonly docsCache = new Map<number, Doc[]>();
   private readonly infos: (FileInfo | undefined)[] = [];
   private readonly base: number;
 
-  constructor(private readonly root: string, private readonly m: Manifest, masked: Set<number>, private readonly fresh: MemoryIndex) {
-    this.base = m.files.path.length;
+  constructor(private readonly root: string, private readonly m: Manifest, private readonly ft: FileTable, basePaths: string[], masked: ArrayLike<number>, private readonly fresh: MemoryIndex) {
+    this.base = m.nfiles;
     this.masked = new Uint8Array(this.base);
     this.starts = new Int32Array(this.base + fresh.paths.length);
     let N = m.N;
     let len = m.totalLen;
-    for (const f of masked) { this.masked[f] = 1; N -= m.files.n[f]!; len -= m.files.len[f]!; }
+    for (let j = 0; j < masked.length; j++) { const f = masked[j]!; this.masked[f] = 1; N -= ft.n[f]!; len -= ft.len[f]!; }
     let s = 0;
-    for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += m.files.n[i]!; }
+    for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += ft.n[i]!; }
     for (let i = 0; i < fresh.paths.length; i++) this.starts[this.base + i] = s + fresh.fileStart(i);
     this.slots = s + fresh.slots;
     this.N = N + fresh.N;
     this.totalLen = len + fresh.totalLen;
-    this.paths = fresh.paths.length ? [...m.files.path, ...fresh.paths] : m.files.path;
+    this.paths = fresh.paths.length ? [...basePaths, ...fresh.paths] : basePaths;
   }
 
-  private shard(n: number): Record<string, number[]> {
+  private shard(n: number): Shard {
     let s = this.shardCache.get(n);
     if (!s) {
       try {
-        s = JSON.parse(readFileSync(join(this.root, INDEX_DIR, this.m.build, `t-${n}.json`), 'utf8')) as Record<string, number[]>;
+        s = new Shard(readFileSync(join(this.root, INDEX_DIR, this.m.build, `t-${n}.bin`)));
       } catch (e) {
         throw new StaleBuildError(`index build ${this.m.build} vanished: ${(e as Error).message}`);
       }
@@ -210,12 +352,35 @@ export class CachedIndex implements IndexView {
     return s;
   }
 
+  /** The file of each cached slot (built on first use). */
+  private fileOfSlot(): Int32Array {
+    if (!this.slotFile) {
+      const sf = new Int32Array(this.m.slots);
+      const n = this.ft.n;
+      let s = 0;
+      for (let f = 0; f < this.base; f++) { sf.fill(f, s, s + n[f]!); s += n[f]!; }
+      this.slotFile = sf;
+    }
+    return this.slotFile;
+  }
+
   postingChunks(term: string): ArrayLike<number>[] {
     let c = this.chunkCache.get(term);
     if (c) return c;
     c = [];
-    const flat = this.shard(termHash(term) % this.m.shards)[term];
-    if (flat) c.push(flat);
+    const pairs = this.shard(termHash(term) % this.m.shards).find(Buffer.from(term, 'utf8'));
+    if (pairs) {
+      const sf = this.fileOfSlot();
+      const el = this.ft.entryLen;
+      const out = new Int32Array((pairs.length >> 1) * STRIDE);
+      for (let i = 0, o = 0; i < pairs.length; i += 2, o += STRIDE) {
+        const slot = pairs[i]!;
+        const v = pairs[i + 1]!;
+        const file = sf[slot]!;
+        out[o] = file; out[o + 1] = slot - this.starts[file]!; out[o + 2] = v >> 1; out[o + 3] = el[slot]!; out[o + 4] = v & 1;
+      }
+      c.push(out);
+    }
     const fr = this.fresh.flat(term);
     if (fr) {
       const copy = fr.slice();
@@ -240,7 +405,7 @@ export class CachedIndex implements IndexView {
   fileStart(file: number): number { return this.starts[file]!; }
 
   docCount(file: number): number {
-    return file < this.base ? (this.masked[file] ? 0 : this.m.files.n[file]!) : this.fresh.docCount(file - this.base);
+    return file < this.base ? (this.masked[file] ? 0 : this.ft.n[file]!) : this.fresh.docCount(file - this.base);
   }
 
   fileDocs(file: number): Doc[] {
@@ -248,7 +413,7 @@ export class CachedIndex implements IndexView {
     if (this.masked[file]) return [];
     let d = this.docsCache.get(file);
     if (!d) {
-      d = readAndIndex(this.root, this.m.files.path[file]!)?.docs ?? [];
+      d = readAndIndex(this.root, this.paths[file]!)?.docs ?? [];
       this.docsCache.set(file, d);
     }
     return d;
@@ -268,11 +433,24 @@ function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
   const progress = ctx.interactive && scan.files.length > 2000;
   scan.files.forEach((f, i) => {
     const rec = readAndIndex(ctx.root, f.path);
-    if (rec) idx.add(rec);
+    // the scan's stats, taken before the read: a change after them is seen by the next query
+    if (rec) idx.add({ ...rec, mtimeMs: f.mtimeMs, size: f.size });
     if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${scan.files.length} files`);
   });
-  writeCache(ctx.root, idx, scan.dirs);
+  writeCache(ctx.root, idx, remapDirs(scan, idx));
   return idx;
+}
+
+/** DirRow first/count in the index's file numbering (files that vanished between scan and read are left out). */
+function remapDirs(scan: Scan, idx: MemoryIndex): DirRow[] {
+  const at = new Map<string, number>();
+  idx.paths.forEach((p, i) => at.set(p, i));
+  return scan.dirs.map(([dir, mt, subs, first, count]) => {
+    let f = -1;
+    let n = 0;
+    for (let i = first; i < first + count; i++) { const j = at.get(scan.files[i]!.path); if (j !== undefined) { if (f < 0) f = j; n++; } }
+    return [dir, n === count ? mt : -1, subs, f < 0 ? idx.paths.length : f, n];
+  });
 }
 
 /** Build the full index from the files, write it to the cache, return it. */
@@ -281,45 +459,37 @@ export function rebuildIndex(ctx: Ctx): MemoryIndex {
   return buildFrom(ctx, scanFiles(ctx.root));
 }
 
+/** The manifest, its file table and paths, or undefined when missing, of another version, or its build vanished. */
+function openManifest(root: string): { m: Manifest; ft: FileTable; paths: string[] } | undefined {
+  const m = readManifest(root);
+  if (!m) return undefined;
+  const ft = readFileTable(root, m);
+  if (!ft) return undefined;
+  const paths = m.nfiles ? m.paths.split('\n') : [];
+  return paths.length === m.nfiles ? { m, ft, paths } : undefined;
+}
+
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
 export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   applyTokenizerEnv(ctx.env);
-  let m = readManifest(ctx.root);
-  if (m && !statSync(join(ctx.root, INDEX_DIR, m.build), { throwIfNoEntry: false })) m = undefined; // build vanished
-  const scan = scanFiles(ctx.root, m);
-  if (!m) {
+  const o = openManifest(ctx.root);
+  if (!o) {
+    const scan = scanFiles(ctx.root);
     if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
     return buildFrom(ctx, scan);
   }
-  const pos = new Map<string, number>();
-  m.files.path.forEach((f, i) => pos.set(f, i));
-  const masked = new Set<number>();
-  const seen = new Uint8Array(m.files.path.length);
-  const changed: string[] = [];
-  let bytes = 0;
-  for (const c of scan.files) {
-    const i = pos.get(c.path);
-    if (i !== undefined) {
-      seen[i] = 1;
-      if (m.files.mtimeMs[i] === c.mtimeMs && m.files.size[i] === c.size) continue;
-      masked.add(i);
-    }
-    changed.push(c.path);
-    bytes += c.size;
-  }
-  let gone = 0;
-  for (let i = 0; i < seen.length; i++) if (!seen[i]) { masked.add(i); gone++; }
-  if (report) Object.assign(report, { mode: 'cache', changed: changed.length + gone, files: scan.files.length });
-  if (changed.length + gone > REBUILD_AT || bytes > REBUILD_BYTES) {
+  const fr = checkFreshness(ctx.root, o.m, o.ft, o.paths);
+  if (report) Object.assign(report, { mode: 'cache', changed: fr.changed.length + fr.gone, files: fr.files });
+  if (fr.changed.length + fr.gone > REBUILD_AT || fr.bytes > REBUILD_BYTES) {
     if (report) report.mode = 'built';
-    return buildFrom(ctx, scan);
+    return buildFrom(ctx, scanFiles(ctx.root));
   }
   const fresh = new MemoryIndex();
-  for (const p of changed) {
+  for (const p of fr.changed) {
     const rec = readAndIndex(ctx.root, p);
     if (rec) fresh.add(rec);
   }
-  return new CachedIndex(ctx.root, m, masked, fresh);
+  return new CachedIndex(ctx.root, o.m, o.ft, o.paths, fr.masked, fresh);
 }
 
 /** Remove the cache (it is rebuilt by the next search). */
@@ -329,12 +499,14 @@ export function clearIndex(root: string): void {
 
 /** For `memtier health`: is the cache present, and how far is it behind the files? */
 export function indexStatus(root: string): { missing: boolean; files: number; changed: number; build?: string } {
-  const m = readManifest(root);
-  if (!m) return { missing: true, files: 0, changed: 0 };
-  const { files } = scanFiles(root, m);
-  const byPath = new Map(m.files.path.map((p, i) => [p, i]));
-  let changed = 0;
-  for (const c of files) { const i = byPath.get(c.path); if (i === undefined || m.files.mtimeMs[i] !== c.mtimeMs || m.files.size[i] !== c.size) changed++; byPath.delete(c.path); }
-  changed += byPath.size;
-  return { missing: false, files: files.length, changed, build: m.build };
+  const o = openManifest(root);
+  if (!o) {
+    const m = readManifest(root);
+    if (!m) return { missing: true, files: 0, changed: 0 };
+    // the manifest points at a build that is gone or damaged: every file must be read again
+    const n = scanFiles(root).files.length;
+    return { missing: false, files: n, changed: n, build: m.build };
+  }
+  const fr = checkFreshness(root, o.m, o.ft, o.paths);
+  return { missing: false, files: fr.files, changed: fr.changed.length + fr.gone, build: o.m.build };
 }
