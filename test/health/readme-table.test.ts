@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checksTable, tableInReadme, TABLE_END, TABLE_START } from '../../lib/health/table.js';
+import { checksTable, checksTableBlock, tableInReadme, TABLE_END, TABLE_START } from '../../lib/health/table.js';
 import { CHECKS } from '../../lib/health/checks/index.js';
 import { REPO } from '../helpers.js';
 
@@ -16,6 +16,13 @@ const hasMarkers = readme.includes(TABLE_START) && readme.includes(TABLE_END);
 describe('README check table', () => {
   it.skipIf(!hasMarkers)(`README.md holds the generated table between ${TABLE_START} and ${TABLE_END} (skipped while the markers are absent; paste "memtier health --list --markdown")`, () => {
     expect(tableInReadme(readme)).toBe(checksTable());
+  });
+
+  it('reads back exactly what --list --markdown prints, pasted between the markers', () => {
+    const pasted = `# memtier\n\n## Health checks\n\n${checksTableBlock()}\nMore text.\n`;
+    expect(tableInReadme(pasted)).toBe(checksTable());
+    expect(tableInReadme('# no markers\n')).toBeUndefined();
+    expect(tableInReadme(pasted.replace('| `syntax`', '| `syntaks`'))).not.toBe(checksTable());
   });
 
   it('the generated table has one row per registered check, in registry order, and every check is documented', () => {
