@@ -27,7 +27,7 @@ review re-reads and redoes its change).`,
     const week = flagString(args, 'week');
     const r = await runReview(ctx, { dryRun: flagBool(args, 'dry-run'), ...(week ? { week } : {}) });
     const lines = [r.message];
-    for (const s of r.sublimation) lines.push(`  suggestion: ${s.count} entries tagged #${s.tag} → merge into ${s.target}?`);
+    for (const s of r.sublimation) lines.push(`  suggestion: ${s.count} entries ${s.kind === 'tag' ? `tagged #${s.tag}` : `about "${s.tag}"`} → merge into ${s.target}?`);
     if (r.openQuestions.parked.length) lines.push(`  ${r.openQuestions.parked.length} open item(s) did not fit in MEMORY.md: see the report`);
     return { text: lines.join('\n'), json: r };
   },

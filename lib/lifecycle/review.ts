@@ -11,7 +11,8 @@
  *      most 5 open there, within MEMORY.md's line budget) and refreshes its `Last reviewed:` line;
  *   4. rotates a stale working buffer (last write more than a day ago) into the episodic log;
  *   5. writes memory/reviews/YYYY-Www.md with all of the above, health, stale notes and
- *      sublimation suggestions (3+ related feedback/lesson entries → a knowledge/ playbook).
+ *      sublimation suggestions (3+ lessons/preferences sharing a tag, or a topic word of 5+
+ *      letters, → a proposed knowledge/ playbook; never merged automatically).
  * When none of 1–4 has anything to do, it says "No meaningful changes" and writes nothing.
  */
 import { addDays, daysBetween, isoWeek } from '../core/clock.js';
@@ -48,7 +49,8 @@ export interface ReviewResult {
   openQuestions: { added: string[]; parked: string[] };
   archived: number;
   bufferRotated: boolean;
-  sublimation: { tag: string; count: number; sources: string[]; target: string }[];
+  /** Suggested merges: `kind` says whether entries share a tag (`tag` is the tag) or a topic word (`tag` is the word). */
+  sublimation: { tag: string; kind: 'tag' | 'word'; count: number; sources: string[]; target: string }[];
   health?: { fail: number; warn: number; stale: string[] };
   report?: string;
   retries: number;
@@ -155,6 +157,19 @@ function updateMemoryIndex(text: string, items: string[], stamp: string, budget:
   return { text: lines.join('\n') + '\n', added, parked };
 }
 
+/** Content words shared by 3+ lessons/preferences that carry no common tag also suggest a merge (seed 001: "related"). */
+const TOPIC_STOP = new Set(['always', 'never', 'should', 'would', 'could', 'before', 'after', 'every', 'using', 'their', 'there', 'about', 'which', 'other', 'prefer', 'prefers', 'instead']);
+
+function topicWords(text: string): Set<string> {
+  const plain = text.toLowerCase().replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/\^[a-z0-9-]+/g, ' ');
+  const out = new Set<string>();
+  for (const m of plain.matchAll(/[\p{L}][\p{L}\p{N}-]*/gu)) {
+    const w = m[0].length > 4 ? m[0].replace(/s$/, '') : m[0];
+    if ([...w].length >= 5 && !TOPIC_STOP.has(w)) out.add(w);
+  }
+  return out;
+}
+
 function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'] {
   const pool: SourcedEntry[] = [...week.filter((e) => e.type === 'LESSON' || e.type === 'PREF')];
   for (const rel of [LESSONS, CANONICAL_HOME.PREF]) {
@@ -163,16 +178,29 @@ function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'
   }
   const seen = new Set<string>();
   const byTag = new Map<string, SourcedEntry[]>();
+  const byWord = new Map<string, SourcedEntry[]>();
   for (const e of pool) {
     const k = e.id ?? normalizeText(e.text);
     if (seen.has(k)) continue;
     seen.add(k);
     for (const t of e.tags) if (t !== 'friction') byTag.set(t, [...(byTag.get(t) ?? []), e]);
+    for (const w of topicWords(e.text)) byWord.set(w, [...(byWord.get(w) ?? []), e]);
   }
-  return [...byTag.entries()]
+  const out: ReviewResult['sublimation'] = [...byTag.entries()]
     .filter(([, l]) => l.length >= 3)
     .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-    .map(([tag, l]) => ({ tag, count: l.length, sources: l.map(cite), target: `${PATHS.knowledge}/${tag}-playbook.md` }));
+    .map(([tag, l]) => ({ tag, kind: 'tag' as const, count: l.length, sources: l.map(cite), target: `${PATHS.knowledge}/${tag}-playbook.md` }));
+  // a topic word adds a suggestion only for a group no tag suggestion already covers
+  const covered = out.map((s) => new Set(s.sources));
+  const words = [...byWord.entries()].filter(([, l]) => l.length >= 3).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+  for (const [w, l] of words) {
+    const src = l.map(cite);
+    if (covered.some((c) => src.every((x) => c.has(x)))) continue;
+    covered.push(new Set(src));
+    out.push({ tag: w, kind: 'word', count: l.length, sources: src, target: `${PATHS.knowledge}/${w}-playbook.md` });
+    if (out.length >= 8) break;
+  }
+  return out;
 }
 
 function readDays(ctx: Ctx, from: string, to: string): { rel: string; date: string; text: string }[] {
@@ -283,7 +311,7 @@ function renderReport(ctx: Ctx, r: ReviewResult): string {
   }
   out.push('## Sublimation suggestions');
   if (r.sublimation.length === 0) out.push('- none');
-  for (const s of r.sublimation) out.push(`- Found ${s.count} related entries tagged #${s.tag} → merge into ${s.target}? (${s.sources.slice(0, 5).join(', ')}${s.sources.length > 5 ? ', …' : ''})`);
+  for (const s of r.sublimation) out.push(`- Found ${s.count} related entries ${s.kind === 'tag' ? `tagged #${s.tag}` : `about "${s.tag}"`} → merge into ${s.target}? (${s.sources.slice(0, 5).join(', ')}${s.sources.length > 5 ? ', …' : ''})`);
   return out.join('\n') + '\n';
 }
 

@@ -19,6 +19,8 @@ function week(): Record<string, string> {
   };
 }
 
+const root0 = (files: Record<string, string>): string => tmpTree(files);
+
 describe('review', () => {
   it('puts each decision, lesson and recurring friction once in its home, archives, updates MEMORY.md and writes the report', async () => {
     const root = tmpTree(week());
@@ -86,6 +88,15 @@ describe('review', () => {
     expect(r.sublimation.find((s) => s.tag === 'style')).toMatchObject({ count: 3, target: 'knowledge/style-playbook.md' });
     expect(r.openQuestions.added).toEqual(['pick a log retention period']);
     expect(readTree(root)['memory/reviews/2026-W20.md']).toMatch(/Found 3 related entries tagged #style/);
+  });
+
+  it('suggests sublimation for 3+ lessons sharing a topic word but no tag, once per group', async () => {
+    const files = week();
+    files['memory/procedural/lessons-learned.md'] = '---\ntags: [errors]\nlast_verified: 2026-05-10\n---\n# Lessons learned\n- 2026-05-02 09:00 [LESSON] migrations need a dry run on staging first ^mig00001\n- 2026-05-03 09:00 [LESSON] write migrations so they can run twice ^mig00002\n- 2026-05-04 09:00 [LESSON] a migration without a backup is a gamble ^mig00003\n';
+    const r = await runReview(testCtx(root0(files)), { health: HEALTH });
+    const m = r.sublimation.find((s) => s.tag === 'migration');
+    expect(m).toMatchObject({ kind: 'word', count: 3, target: 'knowledge/migration-playbook.md' });
+    expect(r.sublimation.filter((s) => s.kind === 'word' && s.sources.join() === m!.sources.join())).toHaveLength(1);
   });
 
   it('--week, --dry-run and --json through the CLI; a bad week is a usage error', async () => {

@@ -1,0 +1,40 @@
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagString } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { runConsolidate } from '../lifecycle/consolidate.js';
+
+export const command: CommandSpec = {
+  name: 'consolidate',
+  summary: 'nightly: summarize, decay, index, prune, reconcile MEMORY.md, clean, health',
+  usage: ['consolidate [--date YYYY-MM-DD] [--dry-run]'],
+  description: `The nightly pipeline (seed 000; cron 03:00), in order:
+  1 summarize  the day's typed entries → memory/reviews/daily/YYYY-MM-DD.md with Facts Learned,
+               Decisions Made, Preferences Noted, Action Items (each line cites its source; prose
+               an agent writes under "## Notes" is kept; prompt: templates/daily-summary.md)
+  2 decay      activation recomputed from dates and recall history; the distribution is reported
+  3 index      the search cache refreshed when files changed
+  4 prune      episodic days whose entries are all below activation 0.05, and the lowest days
+               while more than 10,000 entries are live (MEMTIER_MAX_FACTS), move to memory/archive/
+  5 reconcile  MEMORY.md: index lines for recalled facts in their homes above activation 0.5 are
+               added within its budget; lines memtier added whose fact fell below 0.15 or is gone
+               are removed (only lines ending in the ^id their link points to; never a person's)
+  6 clean      raw session files (30 days) and daily summaries (365 days) go to the trash
+  7 health     checks run, written to .memtier/health.json
+A second run the same day changes nothing.`,
+  flags: [
+    { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today' },
+    { name: 'dry-run', type: 'boolean', description: 'show what each step would do, write nothing' },
+  ],
+  examples: ['memtier consolidate', 'memtier consolidate --date 2026-05-14 --dry-run', 'memtier consolidate --json'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const date = flagString(args, 'date');
+    const r = await runConsolidate(ctx, { dryRun: flagBool(args, 'dry-run'), ...(date ? { date } : {}) });
+    const parts = [
+      r.summary.changed ? `daily summary ${r.date}` : '',
+      r.prune.moved.length ? `${r.prune.moved.length} faded day(s) archived` : '',
+      r.reconcile.added.length || r.reconcile.removed.length || r.reconcile.relinked.length ? `MEMORY.md +${r.reconcile.added.length} -${r.reconcile.removed.length} relinked ${r.reconcile.relinked.length}` : '',
+      r.clean.trashed.length ? `${r.clean.trashed.length} file(s) past retention trashed` : '',
+    ].filter(Boolean);
+    return { text: r.message, json: r, commitSummary: `consolidate: ${parts.join(', ') || 'no changes'}` };
+  },
+};

@@ -1,0 +1,199 @@
+/**
+ * Shared pieces of review, palace, consolidate and dream: reading every entry with its source,
+ * the two line forms memtier writes on behalf of a person, and MEMORY.md's budget.
+ *
+ * 1. A copy in a canonical home (review, dream overflow) keeps the entry's date, time, type,
+ *    text, tags and `^id`:
+ *
+ *      - 2026-05-12 10:00 [DECISION] use Postgres for events #projects ^k2j3mx0a
+ *
+ *    The shared `^id` is the citation (an Obsidian block reference that survives the archive
+ *    move, where a path would break): `grep -rn '\^k2j3mx0a' memory/` finds the log line and its
+ *    copy, and a second run finds the id and copies nothing. An entry without an id is copied
+ *    with ` (from PATH)` instead.
+ *
+ * 2. A line memtier adds to MEMORY.md (consolidate, dream) is an index line whose link points
+ *    at the fact and whose trailing `^id` repeats the link's block id:
+ *
+ *      - Use Postgres for events — [decisions](memory/semantic/decisions.md#^k2j3mx0a) ^k2j3mx0a
+ *
+ *    That pair (link `#^X` + trailing `^X`) is the only mark of a memtier-managed line: such a
+ *    line may be removed again when its fact decays or disappears; every other line of
+ *    MEMORY.md belongs to a person and is never touched.
+ */
+import { addDays, localDate } from '../core/clock.js';
+import type { Ctx } from '../core/context.js';
+import type { EntryType } from '../format/entry.js';
+import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
+import { entriesOf, normalizeText, read, type SourcedEntry } from './common.js';
+
+export interface MemEntry extends SourcedEntry {
+  kind: FileInfo['kind'];
+  tier: FileInfo['tier'];
+}
+
+/** Kinds whose entries are memory (generated views, reviews and the dream diary are not). */
+export const SOURCE_KINDS = new Set<FileInfo['kind']>([
+  'buffer', 'episodic', 'legacy-daily', 'archive', 'semantic', 'procedural', 'graph', 'knowledge', 'note', 'session-state', 'todos',
+]);
+
+/** Every entry of the memory's files of the given kinds, in path then line order. Unreadable files are skipped and named. */
+export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_KINDS): { entries: MemEntry[]; skipped: string[] } {
+  const entries: MemEntry[] = [];
+  const skipped: string[] = [];
+  for (const rel of listMemoryFiles(ctx.root)) {
+    const info = classify(rel);
+    if (!kinds.has(info.kind)) continue;
+    let text: string | undefined;
+    try { text = read(ctx, rel); } catch { skipped.push(rel); continue; }
+    if (text === undefined) continue;
+    for (const e of entriesOf(rel, text, info.date)) entries.push({ ...e, kind: info.kind, tier: info.tier });
+  }
+  return { entries, skipped };
+}
+
+/** Text without `#tags`, one space between words. */
+export function plainText(text: string): string {
+  return text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*:?/gu, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** ` (from path)` citation written on copied lines. */
+const FROM_RE = /\s*\(from [^()\s]+\)\s*$/;
+
+/** Text of an entry without the `(from …)` citation memtier adds to copies. */
+export function withoutCitation(text: string): string {
+  return text.replace(FROM_RE, '');
+}
+
+/** Key for "the same fact": normalized text without tags, ids and citation. */
+export function factKey(text: string): string {
+  return normalizeText(withoutCitation(text));
+}
+
+/** The line a canonical home receives (form 1 in the module comment). */
+export function homeLine(e: SourcedEntry, type: EntryType | undefined = e.type): string {
+  const day = e.day;
+  const head = [day && e.time ? `${day} ${e.time}` : day ?? e.time, type ? `[${type}]` : undefined].filter(Boolean).join(' ');
+  const text = withoutCitation(e.text);
+  return `- ${head ? head + ' ' : ''}${text}${e.id ? ` ^${e.id}` : ` (from ${e.path})`}`;
+}
+
+const TITLES: Record<string, string> = {
+  'memory/semantic/decisions.md': 'Decisions',
+  'memory/semantic/preferences.md': 'Preferences',
+  'memory/semantic/projects.md': 'Projects',
+  'memory/semantic/infrastructure.md': 'Infrastructure',
+  'memory/semantic/people.md': 'People',
+  'memory/procedural/lessons-learned.md': 'Lessons learned',
+  'knowledge/project-tracker.md': 'Project tracker',
+};
+
+export function titleOf(rel: string): string {
+  return TITLES[rel] ?? rel.replace(/^.*\//, '').replace(/\.md$/, '').replace(/[-_]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
+}
+
+/**
+ * Append lines to a home file's text; a missing file is created with its tags on line 2 (the
+ * tags of what it receives that the vocabulary allows, `friction` aside) and `last_verified`.
+ */
+export function appendLines(current: string | undefined, rel: string, lines: string[], tags: string[], today: string): string {
+  if (current === undefined) {
+    const t = [...new Set(tags.filter((x) => x !== 'friction'))].sort();
+    return `---\ntags: [${t.join(', ')}]\nlast_verified: ${today}\n---\n# ${titleOf(rel)}\n\n${lines.join('\n')}\n`;
+  }
+  const base = current.length === 0 || current.endsWith('\n') ? current : current + '\n';
+  return base + lines.join('\n') + '\n';
+}
+
+/** Ids (`^id` at a line's end) in a text. */
+export function idSet(text: string | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!text) return out;
+  for (const m of text.matchAll(/\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})[ \t]*$/gm)) out.add(m[1]!);
+  return out;
+}
+
+// ---- MEMORY.md ------------------------------------------------------------------------------
+
+const MANAGED_RE = /\]\(([^)\s#]+)#\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\)\s+\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
+
+export interface ManagedLine { line: number; raw: string; id: string; target: string }
+
+/** Lines memtier added to MEMORY.md (form 2 in the module comment). */
+export function managedLines(text: string): ManagedLine[] {
+  const out: ManagedLine[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const m = MANAGED_RE.exec(raw);
+    if (m && m[2] === m[3] && /^[-*] /.test(raw)) out.push({ line: i + 1, raw, id: m[2]!, target: m[1]! });
+  });
+  return out;
+}
+
+/** Short label of a link target: the day for dated files, the file name otherwise. */
+export function linkLabel(rel: string): string {
+  return /(\d{4}-\d{2}-\d{2})/.exec(rel.replace(/^.*\//, ''))?.[1] ?? rel.replace(/^.*\//, '').replace(/\.md$/, '');
+}
+
+export const INDEX_TEXT_MAX = 90;
+
+/** A clean MEMORY.md index line for an entry at `target` (form 2): no time, type, tags, scores. */
+export function indexLine(text: string, target: string, id: string): string {
+  let t = plainText(withoutCitation(text)).replace(/\s*[—–]\s*$/, '');
+  if ([...t].length > INDEX_TEXT_MAX) t = [...t].slice(0, INDEX_TEXT_MAX - 1).join('').replace(/\s+\S*$/, '') + '…';
+  t = t.replace(/^./, (c) => c.toUpperCase());
+  return `- ${t} — [${linkLabel(target)}](${target}#^${id}) ^${id}`;
+}
+
+/** The section a managed line of this type goes to. */
+export function indexSection(type: EntryType | undefined): string {
+  return type === 'DECISION' ? '## Active decisions' : '## Key facts';
+}
+
+/** Remove 1-based line numbers from a text. */
+export function removeLines(text: string, lineNos: number[]): string {
+  const drop = new Set(lineNos);
+  return text.split('\n').filter((_, i) => !drop.has(i + 1)).join('\n');
+}
+
+/** Today and a window start `days` back (inclusive). */
+export function windowDays(ctx: Ctx, days: number): { today: string; from: string } {
+  const today = localDate(ctx.clock.now(), ctx.clock.tz);
+  return { today, from: addDays(today, -(days - 1)) };
+}
+
+export const MEMORY_INDEX = PATHS.memoryIndex;
+
+/** Content words of a text (lower-case, 4+ letters, no stop words, no tags/ids/links). */
+export function contentWords(text: string, stop: Set<string>): string[] {
+  const t = plainText(withoutCitation(text)).toLowerCase().replace(/\]\([^)]*\)/g, ']').replace(/\^[a-z0-9-]+/g, ' ');
+  const out: string[] = [];
+  for (const m of t.matchAll(/[\p{L}][\p{L}\p{N}'-]*/gu)) {
+    const w = m[0].replace(/'s$/, '');
+    if ([...w].length >= 4 && !stop.has(w)) out.push(w);
+  }
+  return out;
+}
+
+// ---- activation -------------------------------------------------------------------------------
+
+export interface RecallRec { count: number; queries: string[]; days: string[]; last: string }
+
+/** The recall-history key of an entry (lib/search/history.ts): its `^id`, else `path#Lline`. */
+export function historyKey(e: { id?: string | undefined; path: string; line: number }): string {
+  return e.id ?? `${e.path}#L${e.line}`;
+}
+
+/** Activation of an entry today (lib/search/activation.ts) from its date, type and recall history. */
+export function activationFn(history: Map<string, RecallRec>, today: string, tz: string, activationOn: (i: {
+  type?: EntryType; date?: string; lastRecall?: string; recallCount?: number; kind?: string;
+}, today: string, tz: string) => number): (e: MemEntry) => number {
+  return (e) => {
+    const r = history.get(historyKey(e));
+    return activationOn({
+      ...(e.type ? { type: e.type } : {}),
+      ...(e.day ? { date: e.day } : {}),
+      kind: e.kind,
+      ...(r ? { lastRecall: r.last, recallCount: r.count } : {}),
+    }, today, tz);
+  };
+}
