@@ -7,11 +7,13 @@ import { flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { episodicPath } from '../format/layout.js';
+import { episodicPath, PATHS } from '../format/layout.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { closureAppend } from '../lifecycle/closure.js';
+import { parseEntries } from '../format/entry.js';
+import { rotate, ROTATING_DIR, type RotateResult } from '../wal/rotate.js';
 
 export function parseDay(value: string, source: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -29,6 +31,14 @@ export function legacyDayFiles(root: string, date: string): string[] {
   }
 }
 
+/** Does the working buffer (or an interrupted rotation) hold any entry line? */
+function bufferHasEntries(ctx: Ctx): boolean {
+  try {
+    if (parseEntries(readMemoryFile(ctx.root, PATHS.buffer) ?? '').length > 0) return true;
+  } catch { return false; } // an unreadable buffer is health's business; close-day does not rotate it
+  return existsSync(join(ctx.root, ROTATING_DIR)) && readdirSync(join(ctx.root, ROTATING_DIR)).some((n) => n.endsWith('.md'));
+}
+
 export const command: CommandSpec = {
   name: 'close-day',
   summary: 'write the closure block of a day from its entries',
@@ -41,7 +51,8 @@ export const command: CommandSpec = {
   Signal: the day's [LESSON] entries
   Open: "pending:" / "blocker:" entries no later "done:" entry of the day closed
 
-An empty line says "none". Edit the values afterwards: this is a skeleton to refine.
+Closing today first rotates the working buffer into today's file (as "memtier rotate --force"
+does), so the block covers what the WAL logged today. An empty line says "none". Edit the values afterwards: this is a skeleton to refine.
 A day whose last entry is already followed by a complete block is left alone; a partial block
 gets only its missing lines. A day without an episodic file is an error (an OpenClaw daily file
 memory/DATE.md is adopted first with "memtier adopt").`,
@@ -53,6 +64,11 @@ memory/DATE.md is adopted first with "memtier adopt").`,
     if (args.positionals.length > 1 || (flag && pos && flag !== pos)) throw new UsageError('close-day takes one date', 'e.g. memtier close-day 2026-05-14');
     const date = parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
     const rel = episodicPath(date);
+    // Closing today: today's WAL entries are still in the buffer; rotate them into the day first.
+    let rotated: RotateResult | undefined;
+    if (date === localDate(ctx.clock.now(), ctx.clock.tz) && bufferHasEntries(ctx)) {
+      rotated = rotate(ctx, { force: true });
+    }
     const text = readMemoryFile(ctx.root, rel);
     if (text === undefined) {
       const legacy = legacyDayFiles(ctx.root, date);
@@ -79,6 +95,7 @@ memory/DATE.md is adopted first with "memtier adopt").`,
     const v = plan.values;
     const partial = plan.status.have.size > 0 && plan.status.missing.length > 0;
     const lines: string[] = [];
+    if (rotated?.moved) lines.push(`rotated the working buffer first: ${rotated.message}`);
     if (!written) lines.push(`${rel} already ends with a closure block; nothing written`);
     else {
       lines.push(`${partial ? `completed the closure block of ${rel} (${plan.status.missing.join(', ')})` : `closed ${rel}`}:`);
@@ -89,7 +106,7 @@ memory/DATE.md is adopted first with "memtier adopt").`,
     if (existsSync(join(ctx.root, 'memory', `${date}.md`))) lines.push(`note: memory/${date}.md (OpenClaw) also holds this day; "memtier adopt" moves it into memory/episodic/`);
     return {
       text: lines.join('\n'),
-      json: { ok: true, path: rel, date, written, missing: written ? plan.status.missing : [], values: v, ...(plan.status.earlierBlockLine ? { earlierBlockLine: plan.status.earlierBlockLine } : {}) },
+      json: { ok: true, path: rel, date, written, ...(rotated ? { rotated: { moved: rotated.moved, skipped: rotated.skipped, recovered: rotated.recovered } } : {}), missing: written ? plan.status.missing : [], values: v, ...(plan.status.earlierBlockLine ? { earlierBlockLine: plan.status.earlierBlockLine } : {}) },
     };
   },
 };
