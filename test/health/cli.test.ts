@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { capFindings, MAX_PER_CHECK, runHealth } from '../../lib/health/run.js';
 import { CHECKS } from '../../lib/health/checks/index.js';
 import type { Check } from '../../lib/health/types.js';
-import { FIXED_NOW, rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
+import { FIXED_NOW, REPO, rmTree, runBin, runCli, testCtx, tmpTree } from '../helpers.js';
 import { copyFixture } from './fixture-kit.js';
 
 const roots: string[] = [];
@@ -70,6 +70,17 @@ describe('memtier health (CLI)', () => {
     const b = await runCli(['health', '--root', fixture('syntax'), '--json']);
     const strip = (s: string) => s.replace(/"(freeBytes|fsBytes)": \d+/g, '');
     expect(strip(a.stdout)).toBe(strip(b.stdout));
+  });
+});
+
+describe('through the real binary', () => {
+  it.skipIf(!existsSync(join(REPO, 'dist/lib/commands/health.js')))('exits 1 with the FAIL lines on stdout, 0 when clean (needs the build: npm test runs it)', () => {
+    const bad = runBin(['health', '--quiet', '--root', fixture('closure-block')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/^FAIL closure-block/);
+    const good = runBin(['health', '--quiet', '--root', fixture('clean')]);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toBe('');
   });
 });
 
