@@ -3,7 +3,9 @@ import { flagList, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { ENTRY_TYPES, isEntryType } from '../format/entry.js';
-import { addEntries } from '../wal/episodic.js';
+import { openStore } from '../store/store.js';
+import { addEntriesTx } from '../wal/episodic.js';
+import { finishRotationTx } from '../wal/rotate.js';
 
 export const command: CommandSpec = {
   name: 'add',
@@ -24,7 +26,12 @@ Use tags from memory/TAGS.md; "#friction" marks something that cost time (the we
     const type = flagString(args, 'type')?.toUpperCase();
     if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
     const id = flagString(args, 'id');
-    const [r] = addEntries(ctx, [{ text, ...(type ? { type } : {}), ...(id ? { id } : {}), tags: flagList(args, 'tags') ?? [] }]);
+    const entry = { text, ...(type ? { type } : {}), ...(id ? { id } : {}), tags: flagList(args, 'tags') ?? [] };
+    // like every writing command, first finish a buffer rotation a crash interrupted
+    const [r] = openStore(ctx).mutate((tx) => {
+      finishRotationTx(tx, ctx);
+      return addEntriesTx(tx, ctx, [entry]);
+    });
     return { text: args.quiet ? '' : `added ^${r!.id} to ${r!.path}:${r!.line}`, json: { ok: true, ...r }, commitSummary: `${type ? `[${type}] ` : ''}${text}` };
   },
 };
