@@ -118,7 +118,15 @@ export function commitMessage(cmd: string, summary: string): string {
   return `memtier ${cmd}: ${s || 'update memory'}`;
 }
 
-export interface CommitResult { committed: boolean; reason?: string; commit?: string; files: string[]; recoveredLock?: boolean }
+export interface CommitResult {
+  committed: boolean;
+  reason?: string;
+  /** The new commit's sha (`sha` is the same value, the name the lifecycle brief uses). */
+  commit?: string;
+  sha?: string;
+  files: string[];
+  recoveredLock?: boolean;
+}
 
 function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
   const has = (k: string): boolean => git(ctx, ['config', '--get', k]).code === 0 || !!ctx.env[k === 'user.name' ? 'GIT_AUTHOR_NAME' : 'GIT_AUTHOR_EMAIL'];
@@ -145,7 +153,7 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
   const c = git(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: message.endsWith('\n') ? message : message + '\n' });
   if (c.code !== 0) throw new MemtierError(`git commit failed: ${(c.stderr || c.stdout).trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   const head = git(ctx, ['rev-parse', 'HEAD']).stdout.trim();
-  return { ...base, committed: true, commit: head, files };
+  return { ...base, committed: true, commit: head, sha: head, files };
 }
 
 /**

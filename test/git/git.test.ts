@@ -130,6 +130,7 @@ describe('git identity and sync errors', () => {
     const bare = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
     const c = autoCommit(testCtx(root, undefined, 'UTC', bare), ['MEMORY.md'], 'memtier test: identity');
     expect(c.committed).toBe(true);
+    expect(c.sha).toBe(g(root, 'rev-parse', 'HEAD').trim());
     expect(g(root, 'log', '-1', '--format=%an <%ae>|%cn <%ce>').trim()).toBe('memtier <memtier@localhost>|memtier <memtier@localhost>');
   });
 
