@@ -365,10 +365,12 @@ function sessionStateConflicts(files: FileText[]): VerifyFinding[] {
   if (!f) return out;
   let section = '';
   const seen = new Map<string, { value: string; line: number }>();
-  f.lines.forEach((line, i) => {
+  // only Key Context holds key: value facts (seed 002 calls it "Context"); Pending/Done items may share a prefix
+  f.scan.forEach((line, i) => {
     const h = /^#{1,6}\s+(.+)$/.exec(line);
-    if (h) { section = h[1]!.trim().toLowerCase(); return; }
-    const m = /^(?:[-*]\s+)?\*{0,2}([A-Za-z][\w /-]{0,40}?)\*{0,2}\s*:\*{0,2}\s+(.+)$/.exec(line.trim());
+    if (h) { section = h[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim(); return; }
+    if (section !== 'key context' && section !== 'context') return;
+    const m = /^[-*]\s+\*{0,2}([\p{L}][\p{L}\p{N}_ /-]{0,40}?)\*{0,2}\s*:\*{0,2}\s+(.+)$/u.exec(line.trim());
     if (!m || /^(updated|last[_ ]verified|created)$/i.test(m[1]!)) return;
     const k = `${section} / ${m[1]!.trim().toLowerCase()}`;
     const v = m[2]!.trim();

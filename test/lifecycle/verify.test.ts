@@ -188,3 +188,15 @@ describe('verify: relative dates anchor on the nearest date', () => {
     expect(rel).toEqual(['7 2026-04-30', '9 2026-05-13', '10 the week of 2026-05-11']);
   });
 });
+
+describe('verify: SESSION-STATE', () => {
+  it('only Key Context keys count: two values for one key is a finding, Pending items sharing a prefix are not', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'SESSION-STATE.md': '# Session State\n\n## Current Task\nship it\n\n## Key Context\n- deadline: 2026-06-01\n- owner: ana\n- deadline: 2026-06-15\n<!-- - owner: bo -->\n\n## Pending\n- deploy: waiting for review\n- deploy: docs\n',
+    });
+    const ss = verify(testCtx(root)).findings.filter((f) => f.kind === 'session-state');
+    expect(ss.map((f) => f.line)).toEqual([9]);
+    expect(ss[0]!.message).toContain('"2026-06-01" (line 7) and "2026-06-15"');
+  });
+});
