@@ -6,7 +6,11 @@
  *   .memtier/index/manifest.json   { v, tok, build, shards, N, totalLen, slots, nfiles,
  *                                    paths: "p0\np1\n…", dirs: [[dir, mtimeMs, [subdirs], first, count]] }
  *   .memtier/index/<build>/files.bin  Float64 mtimeMs[nfiles], Float64 size[nfiles],
- *                                    Int32 entries[nfiles], Int32 len[nfiles], Int32 entryLen[slots]
+ *                                    Float64 unitsAt[nfiles + 1], Int32 entries[nfiles],
+ *                                    Int32 len[nfiles], Int32 entryLen[slots]
+ *   .memtier/index/<build>/units.json  per file (bytes unitsAt[f] … unitsAt[f + 1]) a JSON array
+ *                                    of its entries: [line, endLine, text, heading, tags, id, type,
+ *                                    date, time, superseded] (0 for absent)
  *   .memtier/index/<build>/t-<n>.bin  term shard n: u32 terms, u32 tableAt, then postings as Int32
  *                                    pairs (slot, tf << 1 | tag), then the table: per term
  *                                    u32 first pair, u32 pairs, u16 bytes, the term in UTF-8
@@ -22,22 +26,24 @@
  * file whose size or mtime differs, or that is new, is re-read and indexed in memory for this
  * query (its cached postings masked); a file gone is masked. A folder modified within RACY_MS of
  * the build's scan is stored with mtime −1 (always listed), so a file created in the same
- * timestamp tick as the scan is not missed. Only the shards of the query's terms are read; only
- * the few files that reach the final ranking are re-read (from the stat-checked file itself, so
- * shown entries are never stale). Past REBUILD_AT changed files (or REBUILD_BYTES) the whole cache
+ * timestamp tick as the scan is not missed. Only the shards of the query's terms are read; the
+ * entries of the few files that reach the final ranking come from units.json (the file was
+ * stat-checked unchanged since the build, so its entries are exactly what re-parsing it would
+ * give; bump CACHE_VERSION whenever units.ts or the tokenizer changes what an entry is). Past REBUILD_AT changed files (or REBUILD_BYTES) the whole cache
  * is rebuilt. Concurrent builders each write their own build folder and swap the manifest
  * atomically; a reader that meets a vanished build falls back to reading the files
  * (StaleBuildError → search.ts withIndex).
  */
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo } from '../format/layout.js';
-import { MemoryIndex, readAndIndex, STRIDE, type Doc, type IndexView } from './corpus.js';
+import { Doc, MemoryIndex, readAndIndex, STRIDE, type IndexView } from './corpus.js';
+import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 5;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;
@@ -49,7 +55,7 @@ export const RACY_MS = 1000;
 type DirRow = [dir: string, mtimeMs: number, subdirs: string[], first: number, count: number];
 export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; slots: number; nfiles: number; paths: string; dirs: DirRow[] }
 /** files.bin, as typed-array views over one read. */
-interface FileTable { mtimeMs: Float64Array; size: Float64Array; n: Int32Array; len: Int32Array; entryLen: Int32Array }
+interface FileTable { mtimeMs: Float64Array; size: Float64Array; unitsAt: Float64Array; n: Int32Array; len: Int32Array; entryLen: Int32Array }
 
 export class StaleBuildError extends Error {}
 
@@ -89,16 +95,65 @@ function readFileTable(root: string, m: Manifest): FileTable | undefined {
   let buf: Buffer;
   try { buf = readFileSync(join(root, INDEX_DIR, m.build, 'files.bin')); } catch { return undefined; }
   const n = m.nfiles;
-  if (buf.length !== n * 24 + m.slots * 4) return undefined;
+  if (buf.length !== fileTableBytes(n, m.slots)) return undefined;
   const ab = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf); // typed views need aligned offsets
   const o = ab.byteOffset;
+  const i = o + 8 * (3 * n + 1);
   return {
     mtimeMs: new Float64Array(ab.buffer, o, n),
     size: new Float64Array(ab.buffer, o + 8 * n, n),
-    n: new Int32Array(ab.buffer, o + 16 * n, n),
-    len: new Int32Array(ab.buffer, o + 20 * n, n),
-    entryLen: new Int32Array(ab.buffer, o + 24 * n, m.slots),
+    unitsAt: new Float64Array(ab.buffer, o + 16 * n, n + 1),
+    n: new Int32Array(ab.buffer, i, n),
+    len: new Int32Array(ab.buffer, i + 4 * n, n),
+    entryLen: new Int32Array(ab.buffer, i + 8 * n, m.slots),
   };
+}
+
+function fileTableBytes(nfiles: number, slots: number): number {
+  return 8 * (3 * nfiles + 1) + 4 * (2 * nfiles + slots);
+}
+
+/** An entry as stored in units.json (path, tier and kind come from the file). */
+type UnitRow = [line: number, endLine: number, text: string, heading: string, tags: string[], id: string | 0, type: string | 0, date: string | 0, time: string | 0, superseded: 0 | 1];
+
+function unitRow(u: Unit): UnitRow {
+  return [u.line, u.endLine, u.text, u.heading, u.tags, u.id ?? 0, u.type ?? 0, u.date ?? 0, u.time ?? 0, u.superseded ? 1 : 0];
+}
+
+function rowUnit(r: UnitRow, info: FileInfo): Unit {
+  const u: Unit = { path: info.rel, line: r[0], endLine: r[1], tags: r[4], tier: info.tier, kind: info.kind, heading: r[3], text: r[2] };
+  if (r[5]) u.id = r[5];
+  if (r[6]) u.type = r[6] as Unit['type'] & string;
+  if (r[7]) u.date = r[7];
+  if (r[8]) u.time = r[8];
+  if (r[9]) u.superseded = true;
+  return u;
+}
+
+/** units.json being written during a build: one JSON array per file, appended in file order. */
+class UnitsWriter {
+  readonly at: number[] = [0];
+  private readonly fd: number;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private bytes = 0;
+  constructor(path: string) { this.fd = openSync(path, 'w'); }
+  add(docs: Doc[]): void {
+    const s = JSON.stringify(docs.map((d) => unitRow(d.u)));
+    const n = Buffer.byteLength(s);
+    this.pending.push(s);
+    this.pendingBytes += n;
+    this.bytes += n;
+    this.at.push(this.bytes);
+    if (this.pendingBytes > 256 * 1024) this.flush();
+  }
+  flush(): void {
+    if (this.pending.length) writeSync(this.fd, this.pending.join(''));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+  close(): void { this.flush(); closeSync(this.fd); }
+  abort(): void { try { closeSync(this.fd); } catch { /* ignore */ } }
 }
 
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
@@ -215,50 +270,57 @@ function newBuildName(): string {
   return `b${Date.now().toString(36)}${process.pid.toString(36)}${Math.floor(Math.random() * 0xffffff).toString(36)}`;
 }
 
-/** Write `idx` as a new build and point the manifest at it. Errors are swallowed (a cache is optional). */
-export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Manifest | undefined {
-  const postingsCount = idx.postingCount();
-  let shards = 1;
-  while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
-  const build = newBuildName();
+/**
+ * Write `idx` as a new build and point the manifest at it. `units` holds the entries written while
+ * indexing (buildFrom); without it they are read from the files again. Errors are swallowed (a
+ * cache is optional).
+ */
+export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units?: { build: string; writer: UnitsWriter }): Manifest | undefined {
   const dir = join(root, INDEX_DIR);
+  const build = units?.build ?? newBuildName();
   const nf = idx.files.length;
   try {
-    mkdirSync(join(dir, build), { recursive: true });
-    const ft = Buffer.alloc(nf * 24 + idx.slots * 4);
-    const f64 = new Float64Array(ft.buffer, ft.byteOffset, nf * 2);
-    const i32 = new Int32Array(ft.buffer, ft.byteOffset + nf * 16, nf * 2 + idx.slots);
-    const entryLen = i32.subarray(nf * 2);
-    entryLen.fill(1);
+    let at = units?.writer.at;
+    if (!units) {
+      mkdirSync(join(dir, build), { recursive: true });
+      const w = new UnitsWriter(join(dir, build, 'units.json'));
+      try { for (let f = 0; f < nf; f++) w.add(idx.fileDocs(f)); } finally { w.close(); }
+      at = w.at;
+    } else units.writer.close();
+    if (!at || at.length !== nf + 1) throw new Error('units.json does not match the index');
+    const postingsCount = idx.postingCount();
+    let shards = 1;
+    while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
+    const ft = Buffer.alloc(fileTableBytes(nf, idx.slots));
+    const f64 = new Float64Array(ft.buffer, ft.byteOffset, 3 * nf + 1);
+    const i32 = new Int32Array(ft.buffer, ft.byteOffset + 8 * (3 * nf + 1), 2 * nf + idx.slots);
     idx.files.forEach((f, i) => { f64[i] = f.mtimeMs; f64[nf + i] = f.size; i32[i] = f.n; i32[nf + i] = f.len; });
+    for (let i = 0; i <= nf; i++) f64[2 * nf + i] = at[i]!;
+    for (let s = 0; s < idx.slots; s++) i32[2 * nf + s] = idx.entryLen(s);
     // one shard at a time (a whole-index buffer would double the peak memory)
     const byShard: string[][] = Array.from({ length: shards }, () => []);
     for (const t of idx.terms()) byShard[termHash(t) % shards]!.push(t);
     byShard.forEach((terms, n) => {
+      const enc = terms.map((t) => Buffer.from(t, 'utf8'));
+      const lists = terms.map((t) => idx.pairs(t)!);
       let pairs = 0;
       let tableBytes = 0;
-      const enc = terms.map((t) => Buffer.from(t, 'utf8'));
-      for (let j = 0; j < terms.length; j++) { pairs += idx.flat(terms[j]!)!.length / STRIDE; tableBytes += 10 + enc[j]!.length; }
+      for (let j = 0; j < terms.length; j++) { pairs += lists[j]!.length >> 1; tableBytes += 10 + enc[j]!.length; }
       const buf = Buffer.alloc(8 + pairs * 8 + tableBytes);
       const post = new Int32Array(buf.buffer, buf.byteOffset + 8, pairs * 2);
       buf.writeUInt32LE(terms.length, 0);
       buf.writeUInt32LE(8 + pairs * 8, 4);
       let p = 0;
-      let at = 8 + pairs * 8;
+      let tAt = 8 + pairs * 8;
       for (let j = 0; j < terms.length; j++) {
-        const flat = idx.flat(terms[j]!)!;
-        buf.writeUInt32LE(p, at);
-        buf.writeUInt32LE(flat.length / STRIDE, at + 4);
-        buf.writeUInt16LE(enc[j]!.length, at + 8);
-        enc[j]!.copy(buf, at + 10);
-        at += 10 + enc[j]!.length;
-        for (let i = 0; i < flat.length; i += STRIDE) {
-          const slot = idx.fileStart(flat[i]!) + flat[i + 1]!;
-          post[p * 2] = slot;
-          post[p * 2 + 1] = (flat[i + 2]! << 1) | (flat[i + 4]! ? 1 : 0);
-          entryLen[slot] = flat[i + 3]!;
-          p++;
-        }
+        const l = lists[j]!;
+        buf.writeUInt32LE(p, tAt);
+        buf.writeUInt32LE(l.length >> 1, tAt + 4);
+        buf.writeUInt16LE(enc[j]!.length, tAt + 8);
+        enc[j]!.copy(buf, tAt + 10);
+        tAt += 10 + enc[j]!.length;
+        post.set(l, p * 2);
+        p += l.length >> 1;
       }
       writeFileSync(join(dir, build, `t-${n}.bin`), buf);
     });
@@ -277,6 +339,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[]): Mani
     }
     return m;
   } catch {
+    units?.writer.abort();
     try { rmSync(join(dir, build), { recursive: true, force: true }); } catch { /* ignore */ }
     return undefined;
   }
@@ -413,7 +476,16 @@ export class CachedIndex implements IndexView {
     if (this.masked[file]) return [];
     let d = this.docsCache.get(file);
     if (!d) {
-      d = readAndIndex(this.root, this.paths[file]!)?.docs ?? [];
+      const from = this.ft.unitsAt[file]!;
+      const buf = Buffer.allocUnsafe(this.ft.unitsAt[file + 1]! - from);
+      try {
+        const fd = openSync(join(this.root, INDEX_DIR, this.m.build, 'units.json'), 'r');
+        try { if (readSync(fd, buf, 0, buf.length, from) !== buf.length) throw new Error('units.json is short'); } finally { closeSync(fd); }
+      } catch (e) {
+        throw new StaleBuildError(`index build ${this.m.build} vanished: ${(e as Error).message}`);
+      }
+      const info = this.info(file);
+      d = (JSON.parse(buf.toString('utf8')) as UnitRow[]).map((r, i) => new Doc(rowUnit(r, info), i));
       this.docsCache.set(file, d);
     }
     return d;
@@ -431,13 +503,23 @@ export interface LoadReport { mode: 'cache' | 'built' | 'fresh'; changed: number
 function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
   const idx = new MemoryIndex([], ctx.root);
   const progress = ctx.interactive && scan.files.length > 2000;
+  // entries are written to units.json as files are indexed (none kept in memory)
+  let units: { build: string; writer: UnitsWriter } | undefined;
+  try {
+    const build = newBuildName();
+    mkdirSync(join(ctx.root, INDEX_DIR, build), { recursive: true });
+    units = { build, writer: new UnitsWriter(join(ctx.root, INDEX_DIR, build, 'units.json')) };
+  } catch { units = undefined; /* read-only memory: search without a cache */ }
   scan.files.forEach((f, i) => {
     const rec = readAndIndex(ctx.root, f.path);
-    // the scan's stats, taken before the read: a change after them is seen by the next query
-    if (rec) idx.add({ ...rec, mtimeMs: f.mtimeMs, size: f.size });
+    if (rec) {
+      // the scan's stats, taken before the read: a change after them is seen by the next query
+      idx.add({ ...rec, mtimeMs: f.mtimeMs, size: f.size });
+      units?.writer.add(rec.docs);
+    }
     if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${scan.files.length} files`);
   });
-  writeCache(ctx.root, idx, remapDirs(scan, idx));
+  if (units) writeCache(ctx.root, idx, remapDirs(scan, idx), units);
   return idx;
 }
 

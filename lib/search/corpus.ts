@@ -96,9 +96,18 @@ export function readAndIndex(root: string, rel: string): FileRecord | undefined 
   }
 }
 
+/** Postings per chunk of MemoryIndex's posting log. */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+
 /**
  * The whole index in memory. With `root` given, entries are not kept (only postings and
  * counts): fileDocs re-reads the file — how a full rebuild of a large memory stays small.
+ *
+ * Postings live in one log of fixed-size Int32 chunks, three numbers per posting (slot,
+ * tf << 1 | tag, next posting of the same term): a term is a linked list through the log
+ * (head, tail, count in typed arrays by term number), so 130,000 mostly rare terms cost no
+ * typed array each. An entry's weighted length and file are kept once per slot.
  */
 export class MemoryIndex implements IndexView {
   N = 0;
@@ -106,8 +115,14 @@ export class MemoryIndex implements IndexView {
   slots = 0;
   paths: string[] = [];
   readonly files: { path: string; mtimeMs: number; size: number; n: number; len: number; docs?: Doc[] }[] = [];
-  /** term → growable Int32 buffer of flat postings (4 bytes a number: a 10k-note build stays small). */
-  private readonly post = new Map<string, { a: Int32Array; n: number }>();
+  private readonly termIds = new Map<string, number>();
+  private head = new Int32Array(1024);
+  private tail = new Int32Array(1024);
+  private count = new Int32Array(1024);
+  private readonly log: Int32Array[] = [];
+  private postings = 0;
+  private slotFile = new Int32Array(1024);
+  private slotLen = new Int32Array(1024);
   private readonly starts: number[] = [];
   private readonly infos: FileInfo[] = [];
   private readonly docsCache = new Map<number, Doc[]>();
@@ -116,25 +131,51 @@ export class MemoryIndex implements IndexView {
     for (const f of files) this.add(f);
   }
 
+  private static grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
+    if (need <= a.length) return a;
+    const g = new Int32Array(Math.max(need, a.length * 2));
+    g.set(a);
+    return g;
+  }
+
+  private push(term: string, slot: number, tfTag: number): void {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.termIds.size;
+      this.termIds.set(term, id);
+      if (id >= this.head.length) {
+        this.head = MemoryIndex.grow(this.head, id + 1);
+        this.tail = MemoryIndex.grow(this.tail, id + 1);
+        this.count = MemoryIndex.grow(this.count, id + 1);
+      }
+      this.head[id] = -1;
+    }
+    const r = this.postings++;
+    const c = r >>> CHUNK_BITS;
+    if (c === this.log.length) this.log.push(new Int32Array(CHUNK * 3));
+    const o = (r & (CHUNK - 1)) * 3;
+    const chunk = this.log[c]!;
+    chunk[o] = slot; chunk[o + 1] = tfTag; chunk[o + 2] = -1;
+    if (this.head[id] === -1) this.head[id] = r;
+    else { const t = this.tail[id]!; this.log[t >>> CHUNK_BITS]![(t & (CHUNK - 1)) * 3 + 2] = r; }
+    this.tail[id] = r;
+    this.count[id]!++;
+  }
+
   add(f: FileRecord): void {
     const fi = this.files.length;
+    const first = this.slots;
+    this.slotFile = MemoryIndex.grow(this.slotFile, first + f.docs.length);
+    this.slotLen = MemoryIndex.grow(this.slotLen, first + f.docs.length);
     let flen = 0;
     for (const d of f.docs) {
       const len = d.len;
+      const slot = first + d.pos;
       flen += len;
+      this.slotFile[slot] = fi;
+      this.slotLen[slot] = len;
       const tags = d.tagTerms;
-      for (const [t, tf] of d.tf) {
-        let p = this.post.get(t);
-        if (!p) this.post.set(t, (p = { a: new Int32Array(STRIDE * 2), n: 0 }));
-        if (p.n + STRIDE > p.a.length) {
-          const g = new Int32Array(p.a.length * 2);
-          g.set(p.a);
-          p.a = g;
-        }
-        const a = p.a;
-        a[p.n] = fi; a[p.n + 1] = d.pos; a[p.n + 2] = tf; a[p.n + 3] = len; a[p.n + 4] = tags.has(t) ? 1 : 0;
-        p.n += STRIDE;
-      }
+      for (const [t, tf] of d.tf) this.push(t, slot, (tf << 1) | (tags.has(t) ? 1 : 0));
       if (this.lazyRoot) d.forget();
     }
     const rec: (typeof this.files)[number] = { path: f.path, mtimeMs: f.mtimeMs, size: f.size, n: f.docs.length, len: flen };
@@ -142,7 +183,7 @@ export class MemoryIndex implements IndexView {
     this.files.push(rec);
     this.paths.push(f.path);
     this.infos.push(classify(f.path));
-    this.starts.push(this.slots);
+    this.starts.push(first);
     this.slots += f.docs.length;
     this.N += f.docs.length;
     this.totalLen += flen;
@@ -152,9 +193,34 @@ export class MemoryIndex implements IndexView {
   docCount(file: number): number { return this.files[file]?.n ?? 0; }
   live(): boolean { return true; }
   postingChunks(term: string): ArrayLike<number>[] { const p = this.flat(term); return p ? [p] : []; }
-  /** The flat postings of a term. */
-  flat(term: string): Int32Array | undefined { const p = this.post.get(term); return p ? p.a.subarray(0, p.n) : undefined; }
-  df(term: string): number { return (this.post.get(term)?.n ?? 0) / STRIDE; }
+  /** A term's postings as (slot, tf << 1 | tag) pairs, in the order they were added. */
+  pairs(term: string): Int32Array | undefined {
+    const id = this.termIds.get(term);
+    if (id === undefined) return undefined;
+    const out = new Int32Array(this.count[id]! * 2);
+    for (let r = this.head[id]!, o = 0; r !== -1; o += 2) {
+      const chunk = this.log[r >>> CHUNK_BITS]!;
+      const i = (r & (CHUNK - 1)) * 3;
+      out[o] = chunk[i]!; out[o + 1] = chunk[i + 1]!;
+      r = chunk[i + 2]!;
+    }
+    return out;
+  }
+  /** The flat postings of a term (STRIDE numbers each: file, pos, tf, len, tag). */
+  flat(term: string): Int32Array | undefined {
+    const p = this.pairs(term);
+    if (!p) return undefined;
+    const out = new Int32Array((p.length >> 1) * STRIDE);
+    for (let i = 0, o = 0; i < p.length; i += 2, o += STRIDE) {
+      const slot = p[i]!;
+      const file = this.slotFile[slot]!;
+      out[o] = file; out[o + 1] = slot - this.starts[file]!; out[o + 2] = p[i + 1]! >> 1; out[o + 3] = this.slotLen[slot]!; out[o + 4] = p[i + 1]! & 1;
+    }
+    return out;
+  }
+  /** Weighted length of the entry in `slot`. */
+  entryLen(slot: number): number { return this.slotLen[slot]!; }
+  df(term: string): number { const id = this.termIds.get(term); return id === undefined ? 0 : this.count[id]!; }
   fileDocs(file: number): Doc[] {
     const f = this.files[file];
     if (!f) return [];
@@ -165,9 +231,9 @@ export class MemoryIndex implements IndexView {
   }
   info(file: number): FileInfo { return this.infos[file]!; }
   /** Every term (for writing the cache). */
-  terms(): IterableIterator<string> { return this.post.keys(); }
+  terms(): IterableIterator<string> { return this.termIds.keys(); }
   /** Number of postings (all terms). */
-  postingCount(): number { let n = 0; for (const p of this.post.values()) n += p.n / STRIDE; return n; }
+  postingCount(): number { return this.postings; }
 }
 
 /** Read and index every memory file of `root` (no cache). */
