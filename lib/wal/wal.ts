@@ -95,6 +95,7 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const text = oneLine(w.text);
   if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
   if (w.kind === 'context' && !(w.key && oneLine(w.key))) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && /[:=]/.test(w.key!)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
   finishRotationTx(tx, ctx);
   const now = ctx.clock.now();
@@ -102,11 +103,14 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const id = newEntryId(now);
   const { type, text: entryText } = walEntry(wk);
   const line = formatEntryLine({ date: localDate(now, tz), time: localTime(now, tz), type, text: entryText, tags: [], id });
-  if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
-  tx.append(PATHS.buffer, line + '\n');
+  // Read and update the state first: a SESSION-STATE.md that cannot be read fails the write
+  // before anything is appended (an unacknowledged entry must not be left in the buffer).
   const { text: before, parsed } = readState(tx);
   const note = applyToState(parsed.state, wk, `${localDate(now, tz)} ${localTime(now, tz)}`);
-  tx.write(PATHS.sessionState, serializeSessionState(parsed, parsed.state), { expected: before ?? null });
+  const after = serializeSessionState(parsed, parsed.state);
+  if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
+  tx.append(PATHS.buffer, line + '\n');
+  tx.write(PATHS.sessionState, after, { expected: before ?? null });
   const rotation = rotateTx(tx, ctx);
   const res: WalResult = { kind: w.kind, id, entry: line, buffer: PATHS.buffer, state: PATHS.sessionState };
   if (note) res.note = note;

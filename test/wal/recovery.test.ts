@@ -25,3 +25,19 @@ describe('every writing command first finishes an interrupted rotation', () => {
     });
   }
 });
+
+describe('a WAL write that cannot update SESSION-STATE.md writes nothing', () => {
+  it('invalid UTF-8 in SESSION-STATE.md: exit 2, buffer unchanged', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n', 'SESSION-STATE.md': Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a]), 'memory/working-buffer.md': '# Working buffer\n\n' });
+    const r = await runCli(['wal', 'decide', 'should not land', '--root', root]);
+    expect(r.code).toBe(2);
+    expect(readFileSync(join(root, 'memory/working-buffer.md'), 'utf8')).toBe('# Working buffer\n\n');
+  });
+
+  it('a context KEY with ":" is refused before anything is written', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const r = await runCli(['wal', 'context', 'a:b', 'c', '--root', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('holds ":" or "="');
+  });
+});
