@@ -421,19 +421,37 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
       related: [cite(b)],
     });
   };
+  // Each later decision reverses at most one earlier one (the latest on its topic) and each earlier
+  // decision is reported once: a reversal is a pair, not a cross product. Candidates come from a
+  // word index, so this stays linear-ish on a memory with thousands of decisions.
+  const ws = decisions.map((d) => words(d.text));
+  const byWord = new Map<string, number[]>();
+  ws.forEach((set, i) => { for (const w of set) { let l = byWord.get(w); if (!l) byWord.set(w, (l = [])); l.push(i); } });
+  const flagged = new Set<number>();
+  const sameTopic = (i: number, j: number): boolean => {
+    let shared = 0;
+    for (const w of ws[i]!) if (ws[j]!.has(w)) shared++;
+    return shared >= 2 && shared / Math.max(1, Math.min(ws[i]!.size, ws[j]!.size)) >= 0.5;
+  };
+  const candidates = (j: number, keys: Iterable<string>): number[] => {
+    const set = new Set<number>();
+    for (const k of keys) for (const i of byWord.get(k) ?? []) if (i < j && !flagged.has(i)) set.add(i);
+    return [...set].sort((x, y) => y - x);
+  };
   for (let j = 0; j < decisions.length; j++) {
     const b = decisions[j]!;
     const back = BACK_TO.exec(b.text);
     if (back) {
       const chosen = words(back[1]!);
-      const topic = [...words(b.text)].filter((w) => !chosen.has(w) && !BACK_WORDS.has(w));
-      for (let i = j - 1; i >= 0; i--) {
+      const topic = [...ws[j]!].filter((w) => !chosen.has(w) && !BACK_WORDS.has(w));
+      for (const i of candidates(j, [...chosen, ...topic])) {
         const a = decisions[i]!;
-        const aw = words(a.text);
+        const aw = ws[i]!;
         const mentionsChosen = [...chosen].some((w) => aw.has(w));
         if (!mentionsChosen && !topic.some((w) => aw.has(w))) continue; // another topic
         const againstChosen = [...a.text.matchAll(REVERSAL)].some((m) => [...words(m[1]!)].some((w) => chosen.has(w)));
         if (mentionsChosen && !againstChosen) break; // the latest decision on the topic already chose it
+        flagged.add(i);
         flag(a, b);
         break;
       }
@@ -442,16 +460,17 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
     const objects = new Set<string>();
     for (const m of b.text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
     if (objects.size === 0) continue;
-    for (let i = 0; i < j; i++) {
+    for (const i of candidates(j, objects)) {
       const a = decisions[i]!;
       if (a.when === b.when && a.text === b.text) continue;
-      const aw = words(a.text);
-      const hit = [...objects].find((w) => aw.has(w));
-      if (!hit) continue;
+      const hit = [...objects].find((w) => ws[i]!.has(w));
+      if (!hit || !sameTopic(i, j)) continue;
       // the earlier decision must be *for* the thing the later one reverses, not itself against it
       const aAgainst = [...a.text.matchAll(REVERSAL)].some((m) => words(m[1]!).has(hit));
       if (aAgainst) continue;
+      flagged.add(i);
       flag(a, b);
+      break;
     }
   }
   return out;

@@ -200,3 +200,14 @@ describe('verify: SESSION-STATE', () => {
     expect(ss[0]!.message).toContain('"2026-06-01" (line 7) and "2026-06-15"');
   });
 });
+
+describe('verify: reversals are pairs, not a cross product', () => {
+  it('one later reversal flags only the latest earlier decision on its topic; unrelated decisions sharing one word are left alone', () => {
+    const days = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04'];
+    const files: Record<string, string> = { 'MEMORY.md': '# Memory\n' };
+    days.forEach((d, i) => { files[`memory/episodic/${d}.md`] = `# ${d}\n- 09:00 [DECISION] use Redis for the job queue ^rq00000${i}\n- 10:00 [DECISION] Redis docs go in the wiki ^rw00000${i}\n`; });
+    files['memory/episodic/2026-05-01.md'] = '# 2026-05-01\n- 09:00 [DECISION] use SQS for the job queue instead of Redis ^sqs00001\n';
+    const rev = verify(testCtx(tmpTree(files))).findings.filter((f) => f.kind === 'reversed-decision');
+    expect(rev.map((f) => `${f.file}:${f.line}`)).toEqual(['memory/episodic/2026-04-04.md:2']);
+  });
+});
