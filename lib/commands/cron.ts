@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
 
 /**
  * The memtier that runs now, as absolute paths (schedulers run with a bare PATH, without nvm):
@@ -49,12 +49,12 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
     if (picked.length > 1) throw new UsageError(`choose one of --crontab, --systemd, --openclaw (got ${picked.map((p) => `--${p}`).join(' ')})`);
     const format = picked[0] ?? 'crontab';
     const install = flagBool(args, 'install');
-    if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? 'save the printed units, then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer' : 'run the printed openclaw cron add commands');
+    if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
     if (format === 'systemd') {
       const units = systemdUnits(bin, root, ctx.clock.tz);
-      const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), '# then: systemctl --user daemon-reload && systemctl --user enable --now memtier-nightly.timer memtier-weekly.timer'].join('\n');
-      return { text, json: { ok: true, format, units } };
+      const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), `# then: ${systemdEnable(root)}`].join('\n');
+      return { text, json: { ok: true, format, units, enable: systemdEnable(root) } };
     }
     if (format === 'openclaw') {
       const cmds = openclawCommands(bin, root, ctx.clock.tz);

@@ -8,6 +8,8 @@
  * crontab program is `$MEMTIER_CRONTAB` (default `crontab`), so tests use a fake one.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 
@@ -55,15 +57,27 @@ export function crontabBlock(bin: Bin, root: string, tz?: string): string {
   return out.join('\n') + '\n';
 }
 
+/** Unit name of a job for one memory: `memtier-nightly-<folder>-<hash>`, so two memories never share a unit. */
+export function unitName(job: string, root: string): string {
+  const folder = basename(root).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'memory';
+  return `${job}-${folder}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;
+}
+
+/** The command that loads and starts the timers printed by systemdUnits. */
+export function systemdEnable(root: string): string {
+  return `systemctl --user daemon-reload && systemctl --user enable --now ${jobs('memtier', root).map((j) => `${unitName(j.name, root)}.timer`).join(' ')}`;
+}
+
 export function systemdUnits(bin: Bin, root: string, tz?: string): { file: string; content: string }[] {
   const out: { file: string; content: string }[] = [];
   for (const j of jobs(bin, root)) {
+    const unit = unitName(j.name, root);
     out.push({
-      file: `~/.config/systemd/user/${j.name}.service`,
+      file: `~/.config/systemd/user/${unit}.service`,
       content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${namedZone(tz) ? `Environment=MEMTIER_TZ=${tz}\n` : ''}${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
     });
     out.push({
-      file: `~/.config/systemd/user/${j.name}.timer`,
+      file: `~/.config/systemd/user/${unit}.timer`,
       content: `[Unit]\nDescription=memtier ${j.what} timer\n\n[Timer]\nOnCalendar=${j.calendar}\nPersistent=true\nRandomizedDelaySec=120\n\n[Install]\nWantedBy=timers.target\n`,
     });
   }

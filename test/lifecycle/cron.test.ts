@@ -29,8 +29,15 @@ describe('cron', () => {
   it('prints systemd units and openclaw commands; rejects two formats', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     const s = await runCli(['cron', '--root', root, '--systemd', '--json'], { env: { MEMTIER_BIN: 'memtier' } });
-    const units = JSON.parse(s.stdout).units as { file: string; content: string }[];
-    expect(units.map((u) => u.file.split('/').pop())).toEqual(['memtier-nightly.service', 'memtier-nightly.timer', 'memtier-weekly.service', 'memtier-weekly.timer']);
+    const sj = JSON.parse(s.stdout);
+    const units = sj.units as { file: string; content: string }[];
+    // unit names carry the memory's folder and a hash of its path: two memories never share a unit
+    const names = units.map((u) => u.file.split('/').pop()!);
+    const unit = (job: string, ext: string) => new RegExp(`^${job}-[a-z0-9-]+-[0-9a-f]{6}\\.${ext}$`);
+    [unit('memtier-nightly', 'service'), unit('memtier-nightly', 'timer'), unit('memtier-weekly', 'service'), unit('memtier-weekly', 'timer')].forEach((re, i) => expect(names[i]).toMatch(re));
+    const other = await runCli(['cron', '--root', tmpTree({ 'MEMORY.md': '# M\n' }), '--systemd', '--json'], { env: { MEMTIER_BIN: 'memtier' } });
+    expect(JSON.parse(other.stdout).units[0].file).not.toBe(units[0]!.file);
+    expect(sj.enable).toBe(`systemctl --user daemon-reload && systemctl --user enable --now ${units[1]!.file.split('/').pop()} ${units[3]!.file.split('/').pop()}`);
     expect(units[1]!.content).toContain('OnCalendar=*-*-* 03:00:00');
     expect(units[3]!.content).toContain('OnCalendar=Mon *-*-* 09:00:00');
     expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
