@@ -77,6 +77,7 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       const r = walWrite(ctx, { kind, text, ...(key ? { key } : {}) });
       const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}`];
       if (r.rotation) lines.push(`rotation: ${r.rotation.message}`);
+      if (r.rotationError) ctx.log.warn(`the entry is saved, but the buffer rotation failed: ${r.rotationError}; run "memtier health"`);
       return { text: args.quiet ? '' : lines.join('\n'), json: { ok: true, ...r }, commitSummary: r.entry.replace(/^- \S+ \S+ /, '').replace(/ \^\S+$/, '') };
     }
     if (sub === 'get') {

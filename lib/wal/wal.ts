@@ -33,6 +33,8 @@ export interface WalResult {
   /** What the state change did, for the report (e.g. "pending item removed"). */
   note?: string;
   rotation?: RotateResult;
+  /** A buffer rotation that failed after the entry was written (the entry is safe; health reports the rest). */
+  rotationError?: string;
 }
 
 /** The type tag and text of the buffer entry for a WAL write (documented in FORMAT.md). */
@@ -91,13 +93,25 @@ export function readState(tx: Tx): { text: string | undefined; parsed: ReturnTyp
   return { text, parsed };
 }
 
+/** Run a rotation step; a failure other than losing the lock is recorded instead of thrown. */
+function tryRotation<T>(fn: () => T, problems: string[]): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof MemtierError) || e.code.startsWith('lock')) throw e;
+    problems.push(`${e.file ? `${e.file}: ` : ''}${e.message}`);
+    return undefined;
+  }
+}
+
 export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const text = oneLine(w.text);
   if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
   if (w.kind === 'context' && !(w.key && oneLine(w.key))) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
   if (w.kind === 'context' && /[:=]/.test(w.key!)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
-  finishRotationTx(tx, ctx);
+  const problems: string[] = [];
+  tryRotation(() => finishRotationTx(tx, ctx), problems);
   const now = ctx.clock.now();
   const { tz } = ctx.clock;
   const id = newEntryId(now);
@@ -111,10 +125,13 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
   tx.append(PATHS.buffer, line + '\n');
   tx.write(PATHS.sessionState, after, { expected: before ?? null });
-  const rotation = rotateTx(tx, ctx);
+  // The entry is durable now: a rotation that fails (a day file at its size limit, a hand-made
+  // folder in the way, …) must not turn the acknowledged write into an error.
+  const rotation = tryRotation(() => rotateTx(tx, ctx), problems);
   const res: WalResult = { kind: w.kind, id, entry: line, buffer: PATHS.buffer, state: PATHS.sessionState };
   if (note) res.note = note;
-  if (rotation.rotated || rotation.recovered) res.rotation = rotation;
+  if (rotation && (rotation.rotated || rotation.recovered)) res.rotation = rotation;
+  if (problems.length) res.rotationError = problems.join('; ');
   return res;
 }
 

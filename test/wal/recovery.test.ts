@@ -41,3 +41,27 @@ describe('a WAL write that cannot update SESSION-STATE.md writes nothing', () =>
     expect(r.stderr).toContain('holds ":" or "="');
   });
 });
+
+describe('a rotation that fails never fails the WAL write', () => {
+  it('acknowledges every entry while the day file is blocked, and merges them exactly once when it is freed', async () => {
+    const { mkdirSync, rmdirSync } = await import('node:fs');
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    mkdirSync(join(root, 'memory/episodic/2026-05-15.md'), { recursive: true }); // a folder where the day file goes
+    const env = { MEMTIER_BUFFER_MAX_LINES: '4' };
+    for (let i = 0; i < 6; i++) {
+      const r = await runCli(['wal', 'decide', `blocked ${i}`, '--root', root], { env });
+      expect(r.code, r.stderr).toBe(0);
+      if (i >= 1) expect(r.stderr).toContain('the buffer rotation failed');
+    }
+    rmdirSync(join(root, 'memory/episodic/2026-05-15.md'));
+    const r = await runCli(['wal', 'decide', 'freed', '--root', root], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(readdirSync(join(root, 'memory/.rotating'))).toEqual([]);
+    const all = [
+      ...parseEntries(readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8')),
+      ...parseEntries(readFileSync(join(root, 'memory/working-buffer.md'), 'utf8')),
+    ].map((e) => e.text).sort();
+    expect(all).toEqual(['blocked 0', 'blocked 1', 'blocked 2', 'blocked 3', 'blocked 4', 'blocked 5', 'freed']);
+  });
+});
