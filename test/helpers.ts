@@ -15,9 +15,22 @@ export const BIN = join(REPO, 'bin', 'memtier.js');
 export const SKELETON = join(REPO, 'memory-skeleton');
 export const FIXED_NOW = '2026-05-15T14:30:00Z';
 
+const temps: string[] = [];
+
+/** Remember a temp path so it is removed after the test file (test/setup.ts); MEMTIER_KEEP_TMP=1 keeps them. */
+export function trackTemp(path: string): string {
+  temps.push(path);
+  return path;
+}
+
+export function cleanupTemps(): void {
+  if (process.env.MEMTIER_KEEP_TMP) return;
+  for (const p of temps.splice(0)) rmSync(p, { recursive: true, force: true });
+}
+
 /** Make a temp dir holding `files` (path → content). Returns its absolute path. */
 export function tmpTree(files: Record<string, string | Buffer> = {}, prefix = 'memtier-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = trackTemp(mkdtempSync(join(tmpdir(), prefix)));
   writeTree(dir, files);
   return dir;
 }

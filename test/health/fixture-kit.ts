@@ -12,7 +12,7 @@
 import { cpSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXED_NOW } from '../helpers.js';
+import { FIXED_NOW, trackTemp } from '../helpers.js';
 import type { Finding } from '../../lib/health/types.js';
 
 export const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -35,7 +35,8 @@ export function fixtureNames(): string[] {
 
 /** Copy a fixture to a fresh temp root; returns the root. */
 export function copyFixture(name: string): string {
-  const root = mkdtempSync(join(tmpdir(), `memtier-health-${name}-`));
+  const root = trackTemp(mkdtempSync(join(tmpdir(), `memtier-health-${name}-`)));
+  trackTemp(`${root}.EXPECT`);
   cpSync(join(FIXTURES, name), root, { recursive: true });
   try { renameSync(join(root, 'EXPECT'), join(root, '..', `${root.split('/').pop()}.EXPECT`)); } catch { /* none */ }
   for (const [from, to] of [['_memtier', '.memtier'], ['_git', '.git']] as const) if (existsSync(join(root, from))) renameSync(join(root, from), join(root, to));
