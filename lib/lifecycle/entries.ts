@@ -239,7 +239,22 @@ export interface ForgetResult {
   from?: { path: string; line: number; raw: string };
   /** Where the line was saved. */
   savedTo: string;
+  /** Superseded lines (`path:line`) whose "superseded by ^id" names the forgotten entry. */
+  pointedFrom: string[];
   message: string;
+}
+
+/** Lines that say "superseded by ^id". */
+function supersededBy(ctx: Ctx, id: string): string[] {
+  const out: string[] = [];
+  const needle = `superseded by ^${id}`;
+  for (const info of entryFiles(ctx.root)) {
+    let text: string | undefined;
+    try { text = readMemoryFile(ctx.root, info.rel); } catch { continue; }
+    if (!text || !text.includes(needle)) continue;
+    for (const e of parseEntries(text)) if (e.supersededBy === id) out.push(`${info.rel}:${e.line}`);
+  }
+  return out;
 }
 
 /** Lines of the forgotten-file block for one entry. */
@@ -262,14 +277,16 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
     const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
     if (e instanceof MemtierError && e.code === 'not-found' && r?.kind === 'id') {
       const where = forgottenWhere(ctx, r.id);
-      if (where) return { ok: true, dryRun, changed: false, savedTo: where, message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
+      if (where) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
     }
     throw e;
   }
   const rewritten = replaceLine(f.fileText, f.line, []);
+  const pointedFrom = f.entry.id ? supersededBy(ctx, f.entry.id) : [];
   const result: ForgetResult = {
-    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo,
-    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`,
+    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom,
+    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`
+      + (pointedFrom.length ? `; note: ${pointedFrom.join(', ')} still say "superseded by ^${f.entry.id}"` : ''),
   };
   if (dryRun) return result;
   const block = forgottenBlock(ctx, f);

@@ -151,4 +151,13 @@ describe('forget', () => {
     expect(readTree(root)[DAY]).toBe(edited);
     expect(readTree(root)['memory/.trash/forgotten/2026-05-15.md']).toBeUndefined();
   });
+
+  it('says which superseded lines still point at a forgotten entry', () => {
+    const root = memory();
+    const ctx = testCtx(root);
+    const r = supersedeEntry(ctx, '^apiold0001', { by: 'the API moved to api.new.example' });
+    const f = forgetEntry(ctx, `^${r.by.id}`);
+    expect(f.pointedFrom).toEqual([`${DAY}:3`]);
+    expect(f.message).toContain(`still say "superseded by ^${r.by.id}"`);
+  });
 });
