@@ -7,7 +7,9 @@
  *                                    paths: "p0\np1\n…", dirs: [[dir, mtimeMs, [subdirs], first, count]] }
  *   .memtier/index/<build>/files.bin  Float64 mtimeMs[nfiles], Float64 size[nfiles],
  *                                    Float64 unitsAt[nfiles + 1], Int32 entries[nfiles],
- *                                    Int32 len[nfiles], Int32 entryLen[slots]
+ *                                    Int32 len[nfiles], Int32 info[nfiles], Int32 entryLen[slots]
+ *                                    (info: the file's layout class, kinds[info & 31], and its
+ *                                    day as YYYYMMDD in info >>> 5 — no path regex per query)
  *   .memtier/index/<build>/units.json  per file (bytes unitsAt[f] … unitsAt[f + 1]) a JSON array
  *                                    of its entries: [line, endLine, text, heading, tags, id, type,
  *                                    date, time, superseded] (0 for absent)
@@ -43,7 +45,7 @@ import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 5;
+export const CACHE_VERSION = 6;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;
@@ -53,9 +55,9 @@ export const SHARD_POSTINGS = 4000;
 export const RACY_MS = 1000;
 
 type DirRow = [dir: string, mtimeMs: number, subdirs: string[], first: number, count: number];
-export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; slots: number; nfiles: number; paths: string; dirs: DirRow[] }
+export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; slots: number; nfiles: number; paths: string; dirs: DirRow[]; kinds: [FileInfo['kind'], FileInfo['tier']][] }
 /** files.bin, as typed-array views over one read. */
-interface FileTable { mtimeMs: Float64Array; size: Float64Array; unitsAt: Float64Array; n: Int32Array; len: Int32Array; entryLen: Int32Array }
+interface FileTable { mtimeMs: Float64Array; size: Float64Array; unitsAt: Float64Array; n: Int32Array; len: Int32Array; info: Int32Array; entryLen: Int32Array }
 
 export class StaleBuildError extends Error {}
 
@@ -83,7 +85,7 @@ export function termHash(t: string): number {
 function readManifest(root: string): Manifest | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
-    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || typeof m.paths !== 'string' || !Array.isArray(m.dirs)) return undefined;
+    if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || typeof m.paths !== 'string' || !Array.isArray(m.dirs) || !Array.isArray(m.kinds)) return undefined;
     return m;
   } catch {
     return undefined;
@@ -105,12 +107,13 @@ function readFileTable(root: string, m: Manifest): FileTable | undefined {
     unitsAt: new Float64Array(ab.buffer, o + 16 * n, n + 1),
     n: new Int32Array(ab.buffer, i, n),
     len: new Int32Array(ab.buffer, i + 4 * n, n),
-    entryLen: new Int32Array(ab.buffer, i + 8 * n, m.slots),
+    info: new Int32Array(ab.buffer, i + 8 * n, n),
+    entryLen: new Int32Array(ab.buffer, i + 12 * n, m.slots),
   };
 }
 
 function fileTableBytes(nfiles: number, slots: number): number {
-  return 8 * (3 * nfiles + 1) + 4 * (2 * nfiles + slots);
+  return 8 * (3 * nfiles + 1) + 4 * (3 * nfiles + slots);
 }
 
 /** An entry as stored in units.json (path, tier and kind come from the file). */
@@ -293,10 +296,21 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units
     while (shards < 4096 && postingsCount / shards > SHARD_POSTINGS) shards *= 2;
     const ft = Buffer.alloc(fileTableBytes(nf, idx.slots));
     const f64 = new Float64Array(ft.buffer, ft.byteOffset, 3 * nf + 1);
-    const i32 = new Int32Array(ft.buffer, ft.byteOffset + 8 * (3 * nf + 1), 2 * nf + idx.slots);
-    idx.files.forEach((f, i) => { f64[i] = f.mtimeMs; f64[nf + i] = f.size; i32[i] = f.n; i32[nf + i] = f.len; });
+    const i32 = new Int32Array(ft.buffer, ft.byteOffset + 8 * (3 * nf + 1), 3 * nf + idx.slots);
+    const kinds: Manifest['kinds'] = [];
+    const kindAt = new Map<string, number>();
+    idx.files.forEach((f, i) => {
+      f64[i] = f.mtimeMs; f64[nf + i] = f.size; i32[i] = f.n; i32[nf + i] = f.len;
+      const info = idx.info(i);
+      const key = `${info.kind}\t${info.tier}`;
+      let k = kindAt.get(key);
+      if (k === undefined) { kindAt.set(key, (k = kinds.length)); kinds.push([info.kind, info.tier]); }
+      if (k > 31) throw new Error('too many file classes');
+      const day = info.date && /^\d{4}-\d{2}-\d{2}$/.test(info.date) ? Number(info.date.replace(/-/g, '')) : 0;
+      i32[2 * nf + i] = k | (day << 5);
+    });
     for (let i = 0; i <= nf; i++) f64[2 * nf + i] = at[i]!;
-    for (let s = 0; s < idx.slots; s++) i32[2 * nf + s] = idx.entryLen(s);
+    for (let s = 0; s < idx.slots; s++) i32[3 * nf + s] = idx.entryLen(s);
     // one shard at a time (a whole-index buffer would double the peak memory)
     const byShard: string[][] = Array.from({ length: shards }, () => []);
     for (const t of idx.terms()) byShard[termHash(t) % shards]!.push(t);
@@ -325,7 +339,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units
       writeFileSync(join(dir, build, `t-${n}.bin`), buf);
     });
     writeFileSync(join(dir, build, 'files.bin'), ft);
-    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, slots: idx.slots, nfiles: nf, paths: idx.paths.join('\n'), dirs };
+    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build, shards, N: idx.N, totalLen: idx.totalLen, slots: idx.slots, nfiles: nf, paths: idx.paths.join('\n'), dirs, kinds };
     const tmp = join(dir, `manifest.json.${build}.tmp`);
     writeFileSync(tmp, JSON.stringify(m));
     renameSync(tmp, join(dir, 'manifest.json'));
@@ -493,7 +507,16 @@ export class CachedIndex implements IndexView {
 
   info(file: number): FileInfo {
     let i = this.infos[file];
-    if (!i) this.infos[file] = i = classify(this.paths[file]!);
+    if (!i) {
+      if (file >= this.base) i = classify(this.paths[file]!);
+      else {
+        const v = this.ft.info[file]!;
+        const [kind, tier] = this.m.kinds[v & 31]!;
+        const day = v >>> 5;
+        i = day ? { rel: this.paths[file]!, kind, tier, date: `${Math.floor(day / 10000)}-${String(Math.floor(day / 100) % 100).padStart(2, '0')}-${String(day % 100).padStart(2, '0')}` } : { rel: this.paths[file]!, kind, tier };
+      }
+      this.infos[file] = i;
+    }
     return i;
   }
 }

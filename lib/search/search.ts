@@ -161,7 +161,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const touch = (file: number, slot: number): void => {
     if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); }
   };
-  const fileMass = new Map<number, number>();
+  const nFiles = view.paths.length;
+  const fileMass = new Float64Array(nFiles);
   let totalMass = 0;
   const k1 = PARAMS.k1;
   const b = PARAMS.b;
@@ -179,7 +180,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
         touch(file, slot);
         bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * c[i + 3]!) / avg));
         if (c[i + 4]) tagHits[slot]!++;
-        if (file !== lastFile) { fileMass.set(file, (fileMass.get(file) ?? 0) + w); lastFile = file; }
+        if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
       }
     }
   }
@@ -206,12 +207,16 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       }
     }
   }
+  const isLog = new Uint8Array(nFiles); // 0 unknown, 1 log, 2 not
   if (PARAMS.contextWeight > 0 && !listRange) {
     const n0 = touched.length;
     for (let j = 0; j < n0; j++) {
       const slot = touched[j]!;
       const file = slotFile[slot]!;
-      if (bm[slot]! <= RANGE_FLOOR || !LOG_KINDS.has(view.info(file).kind)) continue;
+      if (bm[slot]! <= RANGE_FLOOR) continue;
+      let lg = isLog[file]!;
+      if (lg === 0) isLog[file] = lg = LOG_KINDS.has(view.info(file).kind) ? 1 : 2;
+      if (lg !== 1) continue;
       const start = view.fileStart(file);
       const end = start + view.docCount(file);
       for (let off = -PARAMS.contextSpan; off <= PARAMS.contextSpan; off++) {
@@ -223,12 +228,12 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       }
     }
   }
-  const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? (fileMass.get(f) ?? 0) / totalMass : 0);
+  const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? fileMass[f]! / totalMass : 0);
   // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
-  const perFile = new Map<number, number>();
+  const perFile = new Float64Array(nFiles).fill(NaN);
   const fileWeight = (file: number): number => {
-    let w = perFile.get(file);
-    if (w !== undefined) return w;
+    let w = perFile[file]!;
+    if (!Number.isNaN(w)) return w;
     const info = view.info(file);
     if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) w = -1;
     else if (info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
@@ -237,7 +242,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
       w = fileFactor(file) * tierW * inRange;
     }
-    perFile.set(file, w);
+    perFile[file] = w;
     return w;
   };
   const pre = new Float64Array(touched.length);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { indexStatus, openIndex, RACY_MS, rebuildIndex, type LoadReport } from '../../lib/search/cache.js';
 import { search } from '../../lib/search/search.js';
+import { classify } from '../../lib/format/layout.js';
 import { rmTree, testCtx, tmpTree } from '../helpers.js';
 
 const roots: string[] = [];
@@ -31,7 +32,7 @@ function indexed(): string {
 const cites = async (root: string, q: string) => (await search(testCtx(root), q)).map((r) => `${r.path}#L${r.line}`);
 const report = (root: string): LoadReport => { const r: LoadReport = { mode: 'fresh', changed: 0, files: 0 }; openIndex(testCtx(root), r); return r; };
 
-describe('cache freshness (v4)', () => {
+describe('cache freshness', () => {
   it('reads the cache untouched when nothing changed', () => {
     const root = indexed();
     expect(report(root)).toEqual({ mode: 'cache', changed: 0, files: 9 });
@@ -86,5 +87,17 @@ describe('cache freshness (v4)', () => {
     const root = indexed();
     writeFileSync(join(root, 'SESSION-STATE.md'), '# Session\n- current task: migrate the quokka service\n');
     expect(await cites(root, 'quokka')).toEqual(['SESSION-STATE.md#L2']);
+  });
+
+  it('gives the same file classes and days from the cache as classify() from the path', () => {
+    const root = indexed();
+    mkdirSync(join(root, 'memory/archive'), { recursive: true });
+    writeFileSync(join(root, 'memory/archive/2025-12-30.md'), '- 09:00 [EVENT] old thing\n');
+    mkdirSync(join(root, 'knowledge'), { recursive: true });
+    writeFileSync(join(root, 'knowledge/k.md'), '# K\nknowledge text\n');
+    rebuildIndex(testCtx(root));
+    const view = openIndex(testCtx(root));
+    expect(view.paths.length).toBe(11);
+    for (let f = 0; f < view.paths.length; f++) expect(view.info(f)).toEqual(classify(view.paths[f]!));
   });
 });
