@@ -7,6 +7,7 @@ import module from 'node:module';
 module.enableCompileCache?.();
 const { main } = await import('../dist/lib/cli/main.js');
 
-main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, stdin: process.stdin })
+// stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
+main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, get stdin() { return process.stdin; } })
   .then((code) => { process.exitCode = code; })
   .catch((err) => { process.stderr.write(`memtier: internal error: ${err?.stack ?? err}\n`); process.exitCode = 2; });
