@@ -9,7 +9,11 @@
  * - warm in-process query (index loaded; median over 50 queries) and a warm `search()` call
  *   including the freshness check (stat of every file);
  * - time to reflect a one-file edit (append, then search until the new entry is found);
- * - peak RSS of a cold search process.
+ * - peak RSS of a cold search process;
+ * - ripgrep's unranked scan of the same tree (`rg -c -i WORD`, first word of each query),
+ *   interleaved with the cold searches, when `rg` is installed (reported as null otherwise).
+ * The index is built RACY_MS after the memory is generated: a folder modified within that window
+ * of a build is listed again by every query (see cache.ts), which a real memory never is.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -147,6 +151,13 @@ export interface PerfReport {
   bareNodeMs: number; buildMs: number; buildPeakRssMb: number;
   coldSearchMs: number; coldSearchRatio: number; coldPeakRssMb: number;
   warmQueryMs: number; warmSearchMs: number; editReflectMs: number;
+  /** ripgrep's unranked scan (median), null when rg is not installed. */
+  ripgrepMs: number | null;
+}
+
+function hasRipgrep(env: NodeJS.ProcessEnv): boolean {
+  const r = spawnSync('rg', ['--version'], { env, encoding: 'utf8' });
+  return r.status === 0;
 }
 
 export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: string }): Promise<PerfReport> {
@@ -158,6 +169,8 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const stats = generateMemory(dir, o.notes);
     const bin = findUp('bin/memtier.js');
     const distSearch = join(dirname(bin), '..', 'dist', 'lib', 'search');
+    const { RACY_MS } = await import('../search/cache.js');
+    await new Promise((r) => setTimeout(r, RACY_MS + 100));
     // full build in a child (time + peak RSS)
     rmSync(join(dir, '.memtier'), { recursive: true, force: true });
     const buildScript = `import('${join(distSearch, 'cache.js').replace(/\\/g, '/')}').then(async (c) => { const { makeClock } = await import('${join(distSearch, '..', 'core', 'clock.js').replace(/\\/g, '/')}'); const t = performance.now(); c.rebuildIndex({ root: ${JSON.stringify(dir)}, clock: makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }), log: { info() {}, warn() {} }, env: {}, cwd: ${JSON.stringify(dir)}, interactive: false }); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.resourceUsage().maxRSS })); })`;
@@ -168,12 +181,19 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     // bare node and cold searches interleaved, so machine load hits both alike
     const cold: number[] = [];
     const bareRuns: number[] = [];
+    const rgRuns: number[] = [];
+    const rg = hasRipgrep(env);
     timed([bin, 'search', 'warmup', '--root', dir, '--json'], env); // page cache
     for (let i = 0; i < o.runs; i++) {
       bareRuns.push(timed(['-e', ''], env).ms);
       const r = timed([bin, 'search', queries[i % queries.length]!, '--root', dir, '--json'], env);
       if (r.code !== 0) throw new UsageError(`memtier search failed in the perf memory (exit ${r.code})`);
       cold.push(r.ms);
+      if (rg) {
+        const t = performance.now();
+        spawnSync('rg', ['-c', '-i', '--no-messages', '--', queries[i % queries.length]!.split(' ')[0]!, dir], { env, maxBuffer: 64 * 1024 * 1024 });
+        rgRuns.push(performance.now() - t);
+      }
     }
     const bare = median(bareRuns);
     const rssScript = `import('${join(dirname(bin), '..', 'dist', 'lib', 'cli', 'main.js').replace(/\\/g, '/')}').then(async (m) => { await m.main({ argv: ['search', 'docker deploy failed', '--root', ${JSON.stringify(dir)}, '--json'], env: process.env, cwd: ${JSON.stringify(dir)}, stdout: { write() {} }, stderr: process.stderr }); console.log(process.resourceUsage().maxRSS); })`;
@@ -207,6 +227,7 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
       bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024),
       coldSearchMs: r1(coldMs), coldSearchRatio: Math.round((coldMs / bare) * 100) / 100, coldPeakRssMb: r1(coldRss / 1024),
       warmQueryMs: r1(median(warm) * 10) / 10, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
+      ripgrepMs: rg ? r1(median(rgRuns)) : null,
     };
   } finally {
     if (!o.dir) rmSync(dir, { recursive: true, force: true });
@@ -230,6 +251,7 @@ export const bench: BenchSpec = {
       `cold search (process)  ${rep.coldSearchMs} ms = ${rep.coldSearchRatio}× bare node, peak RSS ${rep.coldPeakRssMb} MB`,
       `warm query             ${rep.warmQueryMs} ms (index loaded); search() with freshness check ${rep.warmSearchMs} ms`,
       `one-file edit visible  ${rep.editReflectMs} ms`,
+      rep.ripgrepMs === null ? 'ripgrep                not installed (no unranked-scan comparison)' : `ripgrep unranked scan  ${rep.ripgrepMs} ms (cold search = ${Math.round((rep.coldSearchMs / rep.ripgrepMs) * 100) / 100}× rg)`,
     ].join('\n');
     return { text, json: rep };
   },
