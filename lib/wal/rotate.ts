@@ -17,11 +17,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { localDate, localStamp } from '../core/clock.js';
-import { formatEntryLine, parseEntryLine, type Entry } from '../format/entry.js';
+import { formatEntryLine, parseEntries, parseEntryLine, type Entry } from '../format/entry.js';
 import { episodicPath, PATHS } from '../format/layout.js';
 import { crashPoint } from '../store/crash.js';
 import { openStore, type Tx } from '../store/store.js';
-import { idsIn } from './episodic.js';
 
 export const ROTATING_DIR = 'memory/.rotating';
 export const DEFAULT_MAX_LINES = 80;
@@ -57,21 +56,45 @@ function isHeaderLine(line: string): boolean {
   return t === '' || /^#{1,6} /.test(t) || (t.startsWith('<!--') && t.endsWith('-->'));
 }
 
-/** Content lines of a buffer file as entries; id-less lines get a deterministic id. */
-function bufferEntries(text: string, asideName: string): Entry[] {
-  const out: Entry[] = [];
+const derivedId = (seed: string): string => 'r' + createHash('sha256').update(seed).digest('hex').slice(0, 9);
+
+/**
+ * Content lines of a buffer file as entries, each with a seed (its file, position and bytes) from
+ * which ids are derived: id-less lines get one, so a retried merge derives the same id.
+ */
+function bufferEntries(text: string, asideName: string): { e: Entry; seed: string }[] {
+  const out: { e: Entry; seed: string }[] = [];
   text.split('\n').forEach((line, i) => {
     if (isHeaderLine(line)) return;
     const e: Entry = parseEntryLine(line) ?? { text: line.trim(), tags: [] };
-    if (!e.id) e.id = 'r' + createHash('sha256').update(`${asideName}\n${i}\n${line}`).digest('hex').slice(0, 9);
-    out.push(e);
+    const seed = `${asideName}\n${i}\n${line}`;
+    if (!e.id) e.id = derivedId(seed);
+    out.push({ e, seed });
   });
+  return out;
+}
+
+/** The entry lines of a file by id (a person may have written the same id twice). */
+function linesById(text: string | undefined): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const e of parseEntries(text ?? '')) {
+    if (!e.id) continue;
+    let set = out.get(e.id);
+    if (!set) out.set(e.id, (set = new Set()));
+    set.add(e.raw.trimEnd());
+  }
   return out;
 }
 
 /**
  * Merge one aside file into the episodic day of the rotation (the day in its name, so a rotation
- * recovered after midnight still lands in the same file and the id check dedupes), then trash it.
+ * recovered after midnight still lands in the same file), then trash it.
+ *
+ * Exactly once: an entry is skipped only when the day already holds the very same line (a merge
+ * a crash interrupted). Two different entries that share an id (ids carry 4 random characters
+ * per second: a backfill with a fixed --now, or many writers in one second, can collide) are
+ * both kept: the newcomer gets an id derived from its position in the aside file, so a retry
+ * derives the same one and finds it.
  */
 function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res: RotateResult): void {
   const today = /buffer-(\d{4}-\d{2}-\d{2})T/.exec(asideRel)?.[1] ?? fallbackDay;
@@ -79,14 +102,20 @@ function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res
   const entries = bufferEntries(text, asideRel.split('/').pop()!);
   const target = episodicPath(today);
   const cur = tx.read(target);
-  const have = idsIn(cur);
+  const have = linesById(cur);
   const lines: string[] = [];
-  for (const e of entries) {
-    if (have.has(e.id!)) { res.skipped++; continue; }
-    have.add(e.id!);
+  for (const { e, seed } of entries) {
     // the day file gives the date; keep it on the line only when the entry is from another day
     const { date, ...rest } = e;
-    lines.push(formatEntryLine(date === today ? rest : e));
+    const base = date === today ? rest : e;
+    let line = formatEntryLine(base);
+    for (let n = 1; have.has(base.id!) && !have.get(base.id!)!.has(line); n++) {
+      base.id = derivedId(`${seed}\n${n}`);
+      line = formatEntryLine(base);
+    }
+    if (have.get(base.id!)?.has(line)) { res.skipped++; continue; }
+    have.set(base.id!, new Set([line]));
+    lines.push(line);
   }
   if (lines.length) {
     if (cur === undefined) tx.write(target, `# ${today}\n\n`, { expected: null });

@@ -7,7 +7,7 @@
 import type { Ctx } from '../core/context.js';
 import { localDate, localTime } from '../core/clock.js';
 import { MemtierError } from '../core/errors.js';
-import { formatEntryLine, newEntryId, oneLine, type EntryType } from '../format/entry.js';
+import { formatEntryLine, newEntryId, oneLine, parseEntries, type EntryType } from '../format/entry.js';
 import { PATHS } from '../format/layout.js';
 import { emptyState, KEEP, parseSessionState, serializeSessionState, type SessionState } from '../format/session-state.js';
 import { openStore, type Tx } from '../store/store.js';
@@ -114,7 +114,10 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   tryRotation(() => finishRotationTx(tx, ctx), problems);
   const now = ctx.clock.now();
   const { tz } = ctx.clock;
-  const id = newEntryId(now);
+  // ids carry 4 random characters per second: never reuse one the buffer already holds
+  const taken = new Set(parseEntries(tx.read(PATHS.buffer) ?? '').map((e) => e.id));
+  let id = newEntryId(now);
+  while (taken.has(id)) id = newEntryId(now);
   const { type, text: entryText } = walEntry(wk);
   const line = formatEntryLine({ date: localDate(now, tz), time: localTime(now, tz), type, text: entryText, tags: [], id });
   // Read and update the state first: a SESSION-STATE.md that cannot be read fails the write

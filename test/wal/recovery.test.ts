@@ -65,3 +65,21 @@ describe('a rotation that fails never fails the WAL write', () => {
     expect(all).toEqual(['blocked 0', 'blocked 1', 'blocked 2', 'blocked 3', 'blocked 4', 'blocked 5', 'freed']);
   });
 });
+
+describe('two different entries with the same id both survive rotation, exactly once', () => {
+  it('keeps the newcomer under a derived id; a retried merge finds it', async () => {
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    const aside = '# Working buffer\n\n- 2026-05-15 14:00 [DECISION] alpha ^dup0000001\n- 2026-05-15 14:00 [DECISION] beta ^dup0000001\n- 2026-05-15 14:00 [DECISION] alpha ^dup0000001\n';
+    const root = tmpTree({ 'MEMORY.md': '# M\n', [ASIDE]: aside, 'memory/episodic/2026-05-15.md': '# 2026-05-15\n\n- 14:00 [DECISION] alpha ^dup0000001\n' });
+    expect((await runCli(['rotate', '--root', root])).code).toBe(0);
+    const day1 = readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8');
+    const texts = parseEntries(day1).map((e) => e.text).sort();
+    expect(texts).toEqual(['alpha', 'beta']);
+    expect(new Set(parseEntries(day1).map((e) => e.id)).size).toBe(2);
+    // the same aside again (a crash before it was trashed): nothing changes
+    mkdirSync(join(root, 'memory/.rotating'), { recursive: true });
+    writeFileSync(join(root, ASIDE), aside);
+    expect((await runCli(['rotate', '--root', root])).code).toBe(0);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8')).toBe(day1);
+  });
+});
