@@ -46,7 +46,7 @@ export function idsIn(text: string | undefined): Set<string> {
 
 /** Append entries within an open transaction (the caller holds the lock). */
 export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[] {
-  const byFile = new Map<string, { lines: string[]; added: { id: string }[] }>();
+  const byFile = new Map<string, { lines: string[]; added: { id: string; generated: boolean; e: NewEntry; at: Date }[] }>();
   const { tz } = ctx.clock;
   const now = ctx.clock.now();
   for (const e of entries) {
@@ -59,17 +59,22 @@ export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[
     let f = byFile.get(rel);
     if (!f) byFile.set(rel, (f = { lines: [], added: [] }));
     f.lines.push(line);
-    f.added.push({ id });
+    f.added.push({ id, generated: e.id === undefined, e, at });
   }
   const out: AddedEntry[] = [];
   for (const [rel, f] of byFile) {
     const cur = tx.read(rel);
     const have = idsIn(cur);
     const mine = new Set<string>();
-    for (const { id } of f.added) {
-      if (have.has(id) || mine.has(id)) throw new MemtierError(`an entry with id ^${id} already exists`, { code: 'duplicate-id', file: rel, hint: 'ids are unique; leave --id out to get a fresh one' });
-      mine.add(id);
-    }
+    f.added.forEach((a, i) => {
+      if (have.has(a.id) || mine.has(a.id)) {
+        if (!a.generated) throw new MemtierError(`an entry with id ^${a.id} already exists`, { code: 'duplicate-id', file: rel, hint: 'ids are unique; leave --id out to get a fresh one' });
+        // a generated id met another one (4 random characters per second): draw again
+        while (have.has(a.id) || mine.has(a.id)) a.id = newEntryId(a.at);
+        f.lines[i] = formatEntryLine({ time: localTime(a.at, tz), ...(a.e.type ? { type: a.e.type } : {}), text: entryText(a.e.text, a.e.tags), tags: [], id: a.id });
+      }
+      mine.add(a.id);
+    });
     if (cur === undefined) tx.write(rel, `# ${rel.slice(-13, -3)}\n\n`, { expected: null });
     // one append per ≤16 KiB chunk; each chunk is durable on its own
     let chunk = '';
