@@ -92,7 +92,7 @@ export interface InitResult {
   root: string;
   created: string[];
   kept: string[];
-  git?: { initialized: boolean; already: boolean; gitignore: 'created' | 'updated' | 'kept'; gitattributes: 'created' | 'updated' | 'kept' };
+  git?: { initialized: boolean; already: boolean; gitignore: 'created' | 'updated' | 'kept'; gitattributes: 'created' | 'updated' | 'kept'; /** The first commit init made (its sha), or why it made none. */ commit?: string; notCommitted?: string };
 }
 
 function gitAvailable(env: NodeJS.ProcessEnv): boolean {
@@ -162,6 +162,25 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
   return res;
 }
 
+/**
+ * init --git commits what it set up, so the history starts with the memory: every memory path
+ * when init created the repository, only the files init created (and the .git* files it changed)
+ * when the repository existed. A commit that fails (no git identity, …) is reported, not fatal.
+ */
+async function commitInit(ctx: Ctx, r: InitResult): Promise<void> {
+  const g = r.git!;
+  const files = g.initialized ? 'all' as const : [...r.created, ...(g.gitignore !== 'kept' ? ['.gitignore'] : []), ...(g.gitattributes !== 'kept' ? ['.gitattributes'] : [])];
+  if (files !== 'all' && files.length === 0) return;
+  try {
+    const git = await import('../git/index.js');
+    const c = git.autoCommit({ ...ctx, root: r.root }, files, g.initialized ? 'memtier init: a new memory from memory-skeleton/' : `memtier init: ${r.created.length} skeleton file(s) added`);
+    if (c.committed && c.sha) g.commit = c.sha;
+    else g.notCommitted = c.reason ?? 'nothing to commit';
+  } catch (e) {
+    g.notCommitted = (e as Error).message;
+  }
+}
+
 export const command: CommandSpec = {
   name: 'init',
   summary: 'create a memory from the skeleton (never overwrites)',
@@ -184,6 +203,7 @@ Existing .gitignore/.gitattributes files only get the missing lines appended.`,
     const dir = args.positionals[0];
     const root = dir ? resolve(ctx.cwd, dir) : ctx.root;
     const r = initMemory(ctx, root, { git: flagBool(args, 'git') });
+    if (r.git) await commitInit(ctx, r);
     const lines: string[] = [];
     const rel = relative(ctx.cwd, root);
     const shown = rel === '' ? '.' : rel.startsWith('..') ? root : rel;
@@ -194,7 +214,7 @@ Existing .gitignore/.gitattributes files only get the missing lines appended.`,
     }
     if (!args.quiet && r.kept.length && r.created.length) for (const k of r.kept) lines.push(`  = ${k} (kept)`);
     if (r.git) {
-      lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}`);
+      lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}; ${r.git.commit ? `committed ${r.git.commit.slice(0, 10)}` : `not committed (${r.git.notCommitted ?? 'nothing new'})`}`);
     }
     if (!args.quiet) {
       const at = /^[A-Za-z0-9_./-]+$/.test(shown) ? shown : JSON.stringify(shown);
