@@ -194,7 +194,8 @@ what it kept. The contract of every file is copied to memory/FORMAT.md.
 
 --git makes the folder a git repository (if it is not one), with .gitignore (.memtier/) and
 .gitattributes (merge=union for the append-only logs, so two machines' appends merge cleanly).
-Existing .gitignore/.gitattributes files only get the missing lines appended.`,
+Existing .gitignore/.gitattributes files only get the missing lines appended. Then it commits what
+it set up: every memory path in a new repository, only the files init created in an existing one.`,
   flags: [{ name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' }],
   needsRoot: false,
   examples: ['memtier init', 'memtier init ~/.openclaw/workspace --git', 'memtier init ./demo-memory --json'],
