@@ -1,4 +1,4 @@
-import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagList, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -7,21 +7,30 @@ import { openStore } from '../store/store.js';
 import { addEntriesTx } from '../wal/episodic.js';
 import { finishRotationTx } from '../wal/rotate.js';
 
+/** TEXT "-": the entry text from standard input (newlines collapse to spaces). */
+async function readStdin(io: Io): Promise<string> {
+  if (!io.stdin) throw new UsageError('"-" reads the text from standard input, but none is available');
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin as AsyncIterable<Buffer | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export const command: CommandSpec = {
   name: 'add',
   summary: "append a typed entry to today's episodic file",
   usage: ['add [--type TYPE] [--tags a,b] [--id ID] TEXT'],
   description: `Appends one entry line "- HH:MM [TYPE] TEXT #tags ^id" to memory/episodic/YYYY-MM-DD.md
 (today in $MEMTIER_TZ; use --now to backfill another day). Types: ${ENTRY_TYPES.join(', ')}.
-Use tags from memory/TAGS.md; "#friction" marks something that cost time (the weekly review collects it).`,
+Use tags from memory/TAGS.md; "#friction" marks something that cost time (the weekly review collects it).
+TEXT "-" reads the text from standard input.`,
   flags: [
     { name: 'type', type: 'string', value: 'TYPE', description: 'entry type tag', choices: ENTRY_TYPES },
     { name: 'tags', type: 'list', value: 'A,B', description: 'tags to add as #tag' },
     { name: 'id', type: 'string', value: 'ID', description: 'a stable id instead of a generated one (3-64 letters, digits, "-")' },
   ],
   examples: ['memtier add --type PREF "prefers lists over tables"', 'memtier add --type LESSON --tags friction "pnpm needs --shamefully-hoist for expo"', 'memtier add --now 2026-05-10T09:00:00Z --type EVENT "demo day"'],
-  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
-    const text = args.positionals.join(' ');
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const text = args.positionals.length === 1 && args.positionals[0] === '-' ? await readStdin(io) : args.positionals.join(' ');
     if (!text.trim()) throw new UsageError('add needs a TEXT', 'e.g. memtier add --type PREF "prefers tabs"');
     const type = flagString(args, 'type')?.toUpperCase();
     if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
