@@ -177,7 +177,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
         if (!view.live(file)) continue;
         const slot = view.fileStart(file) + c[i + 1]!;
         const tf = c[i + 2]!;
-        touch(file, slot);
+        if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); } // touch(), inlined: the hottest loop of a cold query
         bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * c[i + 3]!) / avg));
         if (c[i + 4]) tagHits[slot]!++;
         if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
@@ -249,7 +249,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   let total = 0;
   for (let j = 0; j < touched.length; j++) {
     const slot = touched[j]!;
-    const fw = fileWeight(slotFile[slot]!);
+    const f = slotFile[slot]!;
+    const pf = perFile[f]!;
+    const fw = Number.isNaN(pf) ? fileWeight(f) : pf;
     if (fw < 0) { pre[j] = -1; continue; }
     pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + PARAMS.tagBonus * tagHits[slot]!);
     total++;
