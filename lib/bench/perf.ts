@@ -10,6 +10,7 @@
  *   including the freshness check (stat of every file);
  * - time to reflect a one-file edit (append, then search until the new entry is found);
  * - peak RSS of a cold search process;
+ * - one statSync per memory file in a fresh process (the floor of the never-stale check);
  * - ripgrep's unranked scan of the same tree (`rg -c -i WORD`, first word of each query),
  *   interleaved with the cold searches, when `rg` is installed (reported as null otherwise).
  * The index is built RACY_MS after the memory is generated: a folder modified within that window
@@ -153,6 +154,8 @@ export interface PerfReport {
   warmQueryMs: number; warmSearchMs: number; editReflectMs: number;
   /** ripgrep's unranked scan (median), null when rg is not installed. */
   ripgrepMs: number | null;
+  /** The freshness floor: one statSync per memory file in a fresh process (median), without node's start. */
+  statAllMs: number;
 }
 
 function hasRipgrep(env: NodeJS.ProcessEnv): boolean {
@@ -183,12 +186,16 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const bareRuns: number[] = [];
     const rgRuns: number[] = [];
     const rg = hasRipgrep(env);
+    const statRuns: number[] = [];
+    const statScript = `const fs = require('node:fs'); const root = ${JSON.stringify(dir + '/')}; const paths = JSON.parse(fs.readFileSync(root + '.memtier/index/manifest.json', 'utf8')).paths.split('\\n'); const t = performance.now(); let n = 0; for (const p of paths) { const s = fs.statSync(root + p, { throwIfNoEntry: false }); if (s) n += s.size; } console.log(performance.now() - t);`;
     timed([bin, 'search', 'warmup', '--root', dir, '--json'], env); // page cache
     for (let i = 0; i < o.runs; i++) {
       bareRuns.push(timed(['-e', ''], env).ms);
       const r = timed([bin, 'search', queries[i % queries.length]!, '--root', dir, '--json'], env);
       if (r.code !== 0) throw new UsageError(`memtier search failed in the perf memory (exit ${r.code})`);
       cold.push(r.ms);
+      const st = Number(timed(['-e', statScript], env).out.trim());
+      if (st > 0) statRuns.push(st);
       if (rg) {
         const t = performance.now();
         spawnSync('rg', ['-c', '-i', '--no-messages', '--', queries[i % queries.length]!.split(' ')[0]!, dir], { env, maxBuffer: 64 * 1024 * 1024 });
@@ -226,8 +233,9 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
       notes: o.notes, files: stats.files, bytes: stats.bytes, entries: stats.entries, runs: o.runs,
       bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024),
       coldSearchMs: r1(coldMs), coldSearchRatio: Math.round((coldMs / bare) * 100) / 100, coldPeakRssMb: r1(coldRss / 1024),
-      warmQueryMs: r1(median(warm) * 10) / 10, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
+      warmQueryMs: Math.round(median(warm) * 100) / 100, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
       ripgrepMs: rg ? r1(median(rgRuns)) : null,
+      statAllMs: r1(median(statRuns)),
     };
   } finally {
     if (!o.dir) rmSync(dir, { recursive: true, force: true });
@@ -251,6 +259,7 @@ export const bench: BenchSpec = {
       `cold search (process)  ${rep.coldSearchMs} ms = ${rep.coldSearchRatio}× bare node, peak RSS ${rep.coldPeakRssMb} MB`,
       `warm query             ${rep.warmQueryMs} ms (index loaded); search() with freshness check ${rep.warmSearchMs} ms`,
       `one-file edit visible  ${rep.editReflectMs} ms`,
+      `stat every file        ${rep.statAllMs} ms in a fresh process (the never-stale check's floor, node start excluded)`,
       rep.ripgrepMs === null ? 'ripgrep                not installed (no unranked-scan comparison)' : `ripgrep unranked scan  ${rep.ripgrepMs} ms (cold search = ${Math.round((rep.coldSearchMs / rep.ripgrepMs) * 100) / 100}× rg)`,
     ].join('\n');
     return { text, json: rep };
