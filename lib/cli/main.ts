@@ -45,22 +45,15 @@ async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): P
   const { takeTouched } = await import('../store/store.js');
   const paths = takeTouched(ctx.root);
   if (paths.length === 0) return;
-  let git: { autoCommit?: (ctx: Ctx, paths: string[], message: string) => { committed: boolean; reason?: string } | Promise<unknown>; commitMessage?: (cmd: string, summary: string) => string };
-  try {
-    git = (await import(GIT_MODULE)) as typeof git;
-  } catch {
-    return; // this build has no git support
-  }
-  if (!git.autoCommit) return;
+  const git = await import('../git/index.js');
   const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 120) ?? `${paths.length} file(s)`;
-  const message = git.commitMessage ? git.commitMessage(what, summary) : `memtier ${what}: ${summary}`;
+  const message = git.commitMessage(what, summary);
   try {
     await git.autoCommit(ctx, paths, message);
   } catch (e) {
     ctx.log.warn(`the change is saved but was not committed to git: ${(e as Error).message}`);
   }
 }
-const GIT_MODULE = '../git/index.js';
 
 export async function main(p: MainParams): Promise<number> {
   const { argv, env, cwd, stdout, stderr } = p;

@@ -13,13 +13,8 @@ let parser: Parser | null | undefined;
 
 async function loadParser(): Promise<Parser | null> {
   if (parser !== undefined) return parser;
-  const spec = '../format/frontmatter.js';
-  try {
-    const mod = (await import(spec)) as Record<string, unknown>;
-    parser = typeof mod.parseFrontmatter === 'function' ? (mod.parseFrontmatter as Parser) : null;
-  } catch {
-    parser = null;
-  }
+  const { parseFrontmatter } = await import('../format/frontmatter.js');
+  parser = parseFrontmatter as Parser;
   return parser;
 }
 

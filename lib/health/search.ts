@@ -34,14 +34,10 @@ interface CacheModule {
   INDEX_DIR?: string;
 }
 
-/** undefined when there is no cache on disk or the search module is not in this build. */
+/** undefined when there is no cache on disk. */
 export async function loadIndexBridge(root: string): Promise<IndexBridge | undefined> {
   if (!existsSync(join(root, MANIFEST))) return undefined;
-  const spec = '../search/cache.js';
-  let mod: Partial<CacheModule>;
-  try { mod = (await import(spec)) as Partial<CacheModule>; } catch { return undefined; }
-  if (typeof mod.indexStatus !== 'function' || typeof mod.rebuildIndex !== 'function') return undefined;
-  const m = mod as CacheModule;
+  const m = (await import('../search/cache.js')) as CacheModule;
   const dir = m.INDEX_DIR ?? '.memtier/index';
   return {
     status(r) {

@@ -38,26 +38,15 @@ type ActivationFn = (input: { type?: EntryType; date?: string; lastRecall?: stri
 interface ActivationModule { activation: ActivationFn; RECALL_THRESHOLD?: number; PRUNE_THRESHOLD?: number }
 interface RecallRecord { count: number; last: string }
 
-/** The search module's activation (lib/search/activation.ts), when this build has it (lazy). */
+/** The search module's activation (lib/search/activation.ts), loaded lazily. */
 async function loadActivation(): Promise<ActivationModule | undefined> {
-  const spec = '../search/activation.js';
-  try {
-    const m = (await import(spec)) as Partial<ActivationModule>;
-    return typeof m.activation === 'function' ? (m as ActivationModule) : undefined;
-  } catch {
-    return undefined;
-  }
+  return (await import('../search/activation.js')) as ActivationModule;
 }
 
-/** Recall counts and last recall per entry key (lib/search/history.ts), when present. */
+/** Recall counts and last recall per entry key (lib/search/history-read.ts: no store import). */
 async function loadHistory(root: string): Promise<Map<string, RecallRecord>> {
-  for (const spec of ['../search/history-read.js', '../search/history.js']) {
-    try {
-      const m = (await import(spec)) as { readRecallHistory?: (root: string) => Map<string, RecallRecord> };
-      if (m.readRecallHistory) return m.readRecallHistory(root);
-    } catch { /* not in this build */ }
-  }
-  return new Map();
+  const { readRecallHistory } = await import('../search/history-read.js');
+  return readRecallHistory(root) as Map<string, RecallRecord>;
 }
 
 export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.root)): Promise<Stats> {
