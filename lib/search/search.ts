@@ -25,7 +25,8 @@
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
- * context, file, tag, tier, time); phase B re-reads the entries of the best PARAMS.rerankFiles files
+ * context, file, tag, tier, time); phase B takes the entries of the best PARAMS.rerankFiles files
+ * (view.fileDocs: the cache's stored entries of stat-checked files, or the re-read changed files)
  * and applies every factor exactly. Tried and left out: pseudo-relevance feedback (RM3-style,
  * −0.02 R@10 on dev) and same-file diversity (−0.03).
  */
