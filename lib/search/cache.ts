@@ -45,7 +45,7 @@ import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
-export const CACHE_VERSION = 6;
+export const CACHE_VERSION = 7;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;

@@ -127,10 +127,19 @@ function fmType(t: string | undefined): EntryType | undefined {
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Split one file's text into units. */
+/**
+ * HTML comments (template guidance such as `<!-- At most 5. … -->`) are not memory: blank them,
+ * keeping every newline so line numbers and citations stay exact.
+ */
+export function blankComments(text: string): string {
+  return text.includes('<!--') ? text.replace(/<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, ' ')) : text;
+}
+
+/** Split one file's text into units. The vocabulary and the format contract (meta) and the palace views (copies of entries) have none. */
 export function fileUnits(rel: string, text: string): Unit[] {
   const info = classify(rel);
-  const lines = text.split('\n');
+  if (info.tier === 'meta' || info.kind === 'palace') return [];
+  const lines = blankComments(text).split('\n');
   let fm = readMiniFrontmatter(lines);
   if (!fm) fm = strictFrontmatter(text, rel);
   const fileType = fmType(fm.type);

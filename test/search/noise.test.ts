@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { runCli, tmpTree } from '../helpers.js';
+
+// What a fresh memory holds besides memory: template guidance in HTML comments, the tag
+// vocabulary, the format contract and generated palace views. None of it is an answer.
+describe('search leaves out what is not memory', () => {
+  it('comments, TAGS.md, FORMAT.md and palace views are not results; the entry they echo is', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n\n## Open questions\n<!-- At most 5 questions; answer them in the weekly review. -->\n',
+      'memory/TAGS.md': '# Tags\n- infrastructure: qdrant, tailscale\n',
+      'memory/FORMAT.md': '# Format\n\nA qdrant example line explains the entry grammar.\n',
+      'memory/palace/technology.md': '# Technology\n- qdrant runs on port 6333 (memory/episodic/2026-05-14.md#^abc1234567)\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [TECH] qdrant runs on port 6333 #qdrant ^abc1234567\n',
+    });
+    const r = await runCli(['search', 'qdrant', '--root', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const paths = (JSON.parse(r.stdout).results as { path: string }[]).map((x) => x.path);
+    expect(paths).toEqual(['memory/episodic/2026-05-14.md']);
+    const q = await runCli(['search', 'weekly review questions', '--root', root, '--json']);
+    expect(JSON.parse(q.stdout).results).toEqual([]); // the words exist only inside a comment
+  });
+});
