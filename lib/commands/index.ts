@@ -12,7 +12,7 @@ export interface RegistryEntry {
 }
 
 /** Load `lib/commands/NAME.js` only when the command runs. */
-const lazy = (file: string) => (): Promise<{ command: CommandSpec }> => import(`./${file}.js`) as Promise<{ command: CommandSpec }>;
+const lazy = (file: string) => (): Promise<{ command: CommandSpec }> => import(/* @vite-ignore */ `./${file}.js`) as Promise<{ command: CommandSpec }>;
 
 export const registry: RegistryEntry[] = [
   // Memory files and the WAL
