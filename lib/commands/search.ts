@@ -38,6 +38,7 @@ export function searchOptionsFromArgs(args: Args): SearchOptions {
   if (until) opts.until = until;
   const tier = flagString(args, 'tier');
   if (tier) opts.tier = tier as 'hot' | 'warm' | 'cold';
+  if (flagBool(args, 'include-superseded')) opts.includeSuperseded = true;
   if (flagBool(args, 'explain')) opts.explain = true;
   return opts;
 }
@@ -92,6 +93,7 @@ export const command: CommandSpec = {
     { name: 'until', type: 'string', value: 'YYYY-MM-DD', description: 'only dated entries on or before this day' },
     { name: 'tier', type: 'string', value: 'TIER', description: 'only this tier (hot includes the working buffer)', choices: ['hot', 'warm', 'cold'] },
     { name: 'explain', type: 'boolean', description: 'show every factor of each score' },
+    { name: 'include-superseded', type: 'boolean', description: 'also list entries struck through as superseded (left out by default)' },
     { name: 'record', type: 'boolean', description: 'record the results in the recall history (searches made on behalf of the agent)' },
   ],
   examples: [

@@ -21,7 +21,7 @@
  * - time: a time expression in the query ("yesterday", "in May 2023", "上周二") boosts entries
  *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
- * - superseded entries × 0.5.
+ * - superseded entries are left out unless includeSuperseded (then × 0.5).
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -76,6 +76,8 @@ export interface SearchOptions {
   exclude?: Set<string>;
   /** An index to search (else loaded from the cache). */
   index?: IndexView;
+  /** Include entries struck through as superseded (left out by default; ranked ×0.5 when included). */
+  includeSuperseded?: boolean;
 }
 
 export interface SearchResult {
@@ -283,6 +285,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   }
   const pass = (d: Doc): boolean => {
     const u = d.u;
+    if (u.superseded && !opts.includeSuperseded) return false;
     if (opts.type && u.type !== opts.type) return false;
     if (wantTags.length && !wantTags.every((t) => u.tags.includes(t))) return false;
     if (opts.since && (!u.date || u.date < opts.since)) return false;

@@ -20,3 +20,16 @@ describe('search leaves out what is not memory', () => {
     expect(JSON.parse(q.stdout).results).toEqual([]); // the words exist only inside a comment
   });
 });
+
+describe('superseded entries', () => {
+  it('are out of search by default and back with --include-superseded', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [DECISION] database: use MySQL ^old1234567\n' });
+    const sup = await runCli(['supersede', '^old1234567', '--by', 'database: use Postgres for JSONB', '--root', root]);
+    expect(sup.code, sup.stderr).toBe(0);
+    const r = JSON.parse((await runCli(['search', 'database', '--root', root, '--json'])).stdout) as { results: { id?: string; text: string }[] };
+    expect(r.results.map((x) => x.text).join('\n')).toContain('Postgres');
+    expect(r.results.some((x) => x.id === 'old1234567')).toBe(false);
+    const all = JSON.parse((await runCli(['search', 'database', '--include-superseded', '--root', root, '--json'])).stdout) as { results: { id?: string }[] };
+    expect(all.results.some((x) => x.id === 'old1234567')).toBe(true);
+  });
+});
