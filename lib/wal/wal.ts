@@ -72,14 +72,21 @@ export function applyToState(st: SessionState, w: WalWrite, stamp: string): stri
       return undefined;
     case 'done': {
       const k = key(w.text);
-      const match = (p: string) => key(p) === k || (k.length >= 4 && key(p).includes(k));
-      const fromPending = st.pending.findIndex(match);
-      const fromBlockers = fromPending < 0 ? st.blockers.findIndex(match) : -1;
+      // an exact match wins; otherwise the text must pick out exactly one item (never guess between several)
+      const find = (exact: boolean) => (['pending', 'blockers'] as const).flatMap((list) =>
+        st[list].map((p, i) => ({ list, i, p })).filter(({ p }) => (exact ? key(p) === k : k.length >= 4 && key(p).includes(k))));
+      const exact = find(true);
+      const hits = exact.length ? exact.slice(0, 1) : find(false);
       let note: string;
       let item = w.text;
-      if (fromPending >= 0) { item = st.pending[fromPending]!; note = `moved from Pending to Done: ${item}`; st.pending.splice(fromPending, 1); }
-      else if (fromBlockers >= 0) { item = st.blockers[fromBlockers]!; note = `moved from Blockers to Done: ${item}`; st.blockers.splice(fromBlockers, 1); }
-      else note = 'no matching pending item; recorded as done';
+      if (hits.length === 1) {
+        const { list, i, p } = hits[0]!;
+        item = p;
+        note = `moved from ${list === 'pending' ? 'Pending' : 'Blockers'} to Done: ${item}`;
+        st[list].splice(i, 1);
+      } else if (hits.length > 1) {
+        note = `matches ${hits.length} items (${hits.map((h) => h.p).join('; ')}): none moved; give more of the text`;
+      } else note = 'no matching pending item; recorded as done';
       st.done = [`${stamp} — ${item}`, ...st.done].slice(0, KEEP.done);
       return note;
     }

@@ -201,3 +201,20 @@ describe('wal under crashes and concurrency (real processes)', () => {
     expect(day.every((l) => /^- (\d{4}-\d{2}-\d{2} )?\d{2}:\d{2} \[DECISION\] p\d-\d+ \^[0-9a-z]+$/.test(l))).toBe(true);
   }, 120_000);
 });
+
+describe('wal done', () => {
+  it('moves the one item its text picks out, and none when it matches several', () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const ctx = testCtx(root);
+    walWrite(ctx, { kind: 'pending', text: 'review the API draft' });
+    walWrite(ctx, { kind: 'pending', text: 'review the API budget' });
+    const amb = walWrite(ctx, { kind: 'done', text: 'review the API' });
+    expect(amb.note).toBe('matches 2 items (review the API draft; review the API budget): none moved; give more of the text');
+    let st = parseSessionState(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).state;
+    expect(st.pending).toEqual(['review the API draft', 'review the API budget']);
+    const one = walWrite(ctx, { kind: 'done', text: 'API budget' });
+    expect(one.note).toBe('moved from Pending to Done: review the API budget');
+    st = parseSessionState(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).state;
+    expect(st.pending).toEqual(['review the API draft']);
+  });
+});
