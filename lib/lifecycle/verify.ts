@@ -508,6 +508,27 @@ export interface VerifyResult {
   reportText: string;
 }
 
+/**
+ * `superseded by ^X` pointing at an entry that exists nowhere (forgotten, or its file deleted):
+ * the struck-through line no longer says what replaced it. Reads every memory file's entries.
+ */
+function danglingSupersedes(ctx: Ctx): VerifyFinding[] {
+  const ids = new Set<string>();
+  const pointers: { file: string; line: number; by: string }[] = [];
+  for (const rel of listMemoryFiles(ctx.root)) {
+    let text: string | undefined;
+    try { text = read(ctx, rel); } catch { continue; } // unreadable files are reported elsewhere
+    for (const e of entriesOf(rel, text ?? '')) {
+      if (e.id) ids.add(e.id);
+      if (e.supersededBy) pointers.push({ file: rel, line: e.line, by: e.supersededBy });
+    }
+  }
+  return pointers.filter((p) => !ids.has(p.by)).map((p) => ({
+    kind: 'dead-path' as const, file: p.file, line: p.line,
+    message: `superseded by ^${p.by}, which no longer exists (forgotten or deleted): point it at the current entry or remove the strike-through`,
+  }));
+}
+
 export function verify(ctx: Ctx, opts: VerifyOptions = {}): VerifyResult {
   const t = today(ctx);
   const unparsable: VerifyFinding[] = [];
@@ -515,6 +536,7 @@ export function verify(ctx: Ctx, opts: VerifyOptions = {}): VerifyResult {
   const findings = [
     ...unparsable,
     ...deadRefs(ctx, [...files, ...recent]),
+    ...danglingSupersedes(ctx),
     ...relativeDates(files),
     ...contradictions(files),
     ...sessionStateConflicts(files),

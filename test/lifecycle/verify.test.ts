@@ -211,3 +211,18 @@ describe('verify: reversals are pairs, not a cross product', () => {
     expect(rev.map((f) => `${f.file}:${f.line}`)).toEqual(['memory/episodic/2026-04-04.md:2']);
   });
 });
+
+describe('verify: superseded pointers', () => {
+  it('reports a "superseded by ^id" whose entry was forgotten, and nothing while it exists', async () => {
+    const cli = runCli;
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [DECISION] use MySQL ^old1234567\n' });
+    expect((await cli(['supersede', '^old1234567', '--by', 'use Postgres', '--root', root])).code).toBe(0);
+    const clean = await cli(['verify', '--dry-run', '--root', root, '--json']);
+    expect(JSON.parse(clean.stdout).findings.filter((f: { message: string }) => /superseded by/.test(f.message))).toEqual([]);
+    const newId = /superseded by \^([a-z0-9-]+)/.exec(readTree(root)['memory/episodic/2026-05-14.md']!)![1]!;
+    expect((await cli(['forget', `^${newId}`, '--root', root])).code).toBe(0);
+    const r = await cli(['verify', '--dry-run', '--root', root, '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).findings).toContainEqual(expect.objectContaining({ kind: 'dead-path', file: 'memory/episodic/2026-05-14.md', line: 3, message: expect.stringContaining(`superseded by ^${newId}, which no longer exists`) }));
+  });
+});
