@@ -119,8 +119,9 @@ export function closureAppend(date: string, text: string): { append?: string; va
   const status = closureStatus(text);
   const values = closureValues(date, dayEntries(text));
   if (status.missing.length === 0) return { values, status };
-  // store.append adds the newline a last line lacks; one more makes the blank separator line
-  const sep = text.length === 0 || text.endsWith('\n\n') ? '' : '\n';
+  // store.append adds the newline a last line lacks; one more makes the blank separator line —
+  // but only before a new block: the missing lines of a partial block continue it directly
+  const sep = status.have.size > 0 || text.length === 0 || text.endsWith('\n\n') ? '' : '\n';
   const keys = status.missing as (keyof ClosureValues)[];
   const head = status.have.size === 0 ? [CLOSURE_HEADING] : [];
   const body = [...head, ...keys.map((k) => `${k}: ${values[k]}`)].join('\n') + '\n';

@@ -52,8 +52,9 @@ describe('closure helpers', () => {
     const partial = DAY + 'Updated: 2026-05-14\nDecisions: by hand\n';
     const p = closureAppend('2026-05-14', partial);
     expect(p.status.missing).toEqual(['Signal', 'Open']);
-    expect(p.append).toBe('\nSignal: pnpm needs --shamefully-hoist for expo (^k2j3mx0a04)\nOpen: blocker: waiting for NAS credentials from Ana (^k2j3mx0a03)\n');
-    expect(closureAppend('2026-05-14', partial + p.append!.slice(1)).append).toBeUndefined();
+    // the missing lines continue the block: no blank line inside it
+    expect(p.append).toBe('Signal: pnpm needs --shamefully-hoist for expo (^k2j3mx0a04)\nOpen: blocker: waiting for NAS credentials from Ana (^k2j3mx0a03)\n');
+    expect(closureAppend('2026-05-14', partial + p.append!).append).toBeUndefined();
   });
   it('cut long items and long lines', () => {
     const many = Array.from({ length: 20 }, (_, i) => `- 09:${String(i).padStart(2, '0')} [DECISION] ${'a very long decision text '.repeat(5)}${i} ^id${i}xxxxxx`).join('\n');
