@@ -1,3 +1,4 @@
+import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagList, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
@@ -7,13 +8,6 @@ import { openStore } from '../store/store.js';
 import { addEntriesTx } from '../wal/episodic.js';
 import { finishRotationTx } from '../wal/rotate.js';
 
-/** TEXT "-": the entry text from standard input (newlines collapse to spaces). */
-async function readStdin(io: Io): Promise<string> {
-  if (!io.stdin) throw new UsageError('"-" reads the text from standard input, but none is available');
-  const chunks: Buffer[] = [];
-  for await (const c of io.stdin as AsyncIterable<Buffer | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export const command: CommandSpec = {
   name: 'add',

@@ -3,6 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
@@ -54,7 +55,7 @@ export const command: CommandSpec = {
     if (file !== undefined) {
       let raw: string;
       try {
-        raw = file === '-' ? await readStdin(io.stdin) : readFileSync(resolve(ctx.cwd, file), 'utf8');
+        raw = file === '-' ? await readStdin(io) : readFileSync(resolve(ctx.cwd, file), 'utf8');
       } catch (e) {
         throw new MemtierError(`cannot read --messages ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'give a JSON file holding a list of {role, content} objects', cause: e });
       }
@@ -81,9 +82,3 @@ export const command: CommandSpec = {
   },
 };
 
-async function readStdin(stdin: NodeJS.ReadableStream | undefined): Promise<string> {
-  if (!stdin) return '';
-  const chunks: Buffer[] = [];
-  for await (const c of stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}

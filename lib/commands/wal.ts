@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
@@ -12,12 +13,6 @@ import { walWrite, WAL_KINDS, type WalKind } from '../wal/wal.js';
 
 export const SNAPSHOT_DIR = 'memory/.snapshots';
 
-async function readStdin(io: Io): Promise<string> {
-  if (!io.stdin) throw new UsageError('"-" reads the text from standard input, but none is available');
-  const chunks: Buffer[] = [];
-  for await (const c of io.stdin as AsyncIterable<Buffer | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function snapshots(ctx: Ctx): { name: string; mtime: number }[] {
   try {

@@ -64,12 +64,6 @@ export function findSection(lines: string[], re: RegExp): { start: number; end: 
   return undefined;
 }
 
-/** Count of lines, not counting the empty string after a final newline. */
-export function lineCount(text: string): number {
-  if (text.length === 0) return 0;
-  const n = text.split('\n').length;
-  return text.endsWith('\n') ? n - 1 : n;
-}
 
 /** Fact text reduced for comparison: lower-case words, no tags, ids, links targets or punctuation. */
 export function normalizeFact(text: string): string {

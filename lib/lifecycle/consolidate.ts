@@ -19,6 +19,7 @@
  * Steps 1, 4, 5 and 6 are planned without the lock and written in one store mutation that
  * first checks each rewritten file is still what was read.
  */
+import { lineCount } from '../format/lines.js';
 import { posix } from 'node:path';
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
@@ -29,7 +30,7 @@ import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
 import { applyPlanned, cite, plural, read, type Op } from './common.js';
-import { addToSection, lineCountOf, memoryBudget } from './memory-index.js';
+import { addToSection, memoryBudget } from './memory-index.js';
 import {
   activationFn, collectEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, withoutCitation, type MemEntry,
 } from './pipeline.js';
@@ -171,7 +172,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
   // 5. reconcile MEMORY.md
   const budget = memoryBudget(ctx);
   const memory = read(ctx, MEMORY_INDEX);
-  const reconcile: ConsolidateResult['reconcile'] = { added: [], removed: [], relinked: [], overflow: 0, lines: memory === undefined ? 0 : lineCountOf(memory), budget: budget.lines };
+  const reconcile: ConsolidateResult['reconcile'] = { added: [], removed: [], relinked: [], overflow: 0, lines: memory === undefined ? 0 : lineCount(memory), budget: budget.lines };
   if (memory !== undefined) {
     // where a fact lives now: its canonical home first, then other notes, then the logs (archive last)
     const rankOf = (e: MemEntry): number => (HOME_FILES.has(e.path) ? 0 : FACT_KINDS.has(e.kind) ? 1 : e.kind === 'archive' ? 3 : 2);
@@ -208,7 +209,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
       if (r.added.length) { next = r.text; reconcile.added.push(r.added[0]!); } else reconcile.overflow++;
     }
     if (next !== memory) ops.push({ kind: 'write', rel: MEMORY_INDEX, content: next, expected: memory });
-    reconcile.lines = lineCountOf(next);
+    reconcile.lines = lineCount(next);
   }
 
   // 6. clean: retention only (the archive TTL is `memtier archive`'s and the review's job)

@@ -3,6 +3,7 @@
  * limits `health` checks: MEMTIER_HEALTH_MEMORY_LINES / MEMTIER_HEALTH_MEMORY_BYTES, default 60
  * lines and 6 KiB) and budget-respecting edits of one of its sections.
  */
+import { lineCount } from '../format/lines.js';
 import type { Ctx } from '../core/context.js';
 import { limitsFrom } from '../health/limits.js';
 
@@ -13,15 +14,9 @@ export function memoryBudget(ctx: Ctx): { lines: number; bytes: number } {
   return { lines: l.memoryLines, bytes: l.memoryBytes };
 }
 
-/** Lines of a text as an editor counts them (a final newline ends the last line). */
-export function lineCountOf(text: string): number {
-  if (text === '') return 0;
-  const n = text.split('\n').length;
-  return text.endsWith('\n') ? n - 1 : n;
-}
 
 export function fitsBudget(text: string, budget: { lines: number; bytes: number }): boolean {
-  return lineCountOf(text) <= budget.lines && Buffer.byteLength(text) <= budget.bytes;
+  return lineCount(text) <= budget.lines && Buffer.byteLength(text) <= budget.bytes;
 }
 
 /**

@@ -15,6 +15,7 @@
  *      letters, → a proposed knowledge/ playbook; never merged automatically).
  * When none of 1–4 has anything to do, it says "No meaningful changes" and writes nothing.
  */
+import { lineCount } from '../format/lines.js';
 import { addDays, daysBetween, isoWeek } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -22,7 +23,7 @@ import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../fo
 import { PATHS } from '../format/layout.js';
 import { planArchive } from './archive.js';
 import { applyPlanned, cite, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
-import { lineCountOf, memoryBudget } from './memory-index.js';
+import { memoryBudget } from './memory-index.js';
 
 export const MAX_OPEN_QUESTIONS = 5;
 const DECISIONS = CANONICAL_HOME.DECISION;
@@ -263,7 +264,7 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const somethingElse = () => ops.length > 0;
   if (memText !== undefined) {
     const budget = memoryBudget(ctx).lines;
-    const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week})`, Math.max(budget, lineCountOf(memText)), somethingElse);
+    const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week})`, Math.max(budget, lineCount(memText)), somethingElse);
     res.openQuestions = { added: upd.added, parked: upd.parked };
     if (upd.text !== memText) ops.push({ kind: 'write', rel: PATHS.memoryIndex, content: upd.text, expected: memText });
   }

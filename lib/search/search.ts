@@ -31,6 +31,7 @@
  * −0.02 R@10 on dev) and same-file diversity (−0.03).
  */
 import { daysBetween, localDate } from '../core/clock.js';
+import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
@@ -80,20 +81,12 @@ export interface SearchOptions {
   includeSuperseded?: boolean;
 }
 
-export interface SearchResult {
+/** A ranked unit: the unit's own fields (lib/search/units.ts) plus what the ranking adds. */
+export interface SearchResult extends Pick<Unit, 'path' | 'line' | 'endLine' | 'id' | 'type' | 'tags' | 'date' | 'heading' | 'text'> {
   /** History key: the entry id, else `path#Lline`. */
   key: string;
-  path: string;
-  line: number;
-  endLine: number;
-  id?: string;
-  type?: EntryType;
-  tags: string[];
-  date?: string;
   tier: string;
   kind: string;
-  heading: string;
-  text: string;
   score: number;
   activation: number;
   /** Every factor of the score (--explain). */

@@ -19,6 +19,7 @@ import type { Ctx } from '../core/context.js';
 import { localDate, localStamp } from '../core/clock.js';
 import { formatEntryLine, parseEntries, parseEntryLine, type Entry } from '../format/entry.js';
 import { episodicPath, PATHS } from '../format/layout.js';
+import { lineCount } from '../format/lines.js';
 import { crashPoint } from '../store/crash.js';
 import { openStore, type Tx } from '../store/store.js';
 
@@ -44,11 +45,6 @@ export function maxBufferLines(env: NodeJS.ProcessEnv, flag?: number): number {
   return Number.isFinite(v) && v >= 2 ? Math.floor(v) : DEFAULT_MAX_LINES;
 }
 
-export function lineCount(text: string): number {
-  if (text.length === 0) return 0;
-  const n = text.split('\n').length;
-  return text.endsWith('\n') ? n - 1 : n;
-}
 
 /** Is this buffer line part of the header (heading, comment, blank) rather than content? */
 function isHeaderLine(line: string): boolean {

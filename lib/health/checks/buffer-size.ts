@@ -1,6 +1,6 @@
 import { PATHS } from '../../format/layout.js';
 import type { Check } from '../types.js';
-import { lineCount } from '../markdown.js';
+import { lineCount } from '../../format/lines.js';
 import { rotateBuffer, walFixes } from '../wal.js';
 
 /** Seed 004 invariant 4: the working buffer stays under 80 lines (rotation moves it into today's episodic file). */

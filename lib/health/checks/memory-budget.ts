@@ -1,6 +1,6 @@
 import { PATHS } from '../../format/layout.js';
 import type { Check, Finding } from '../types.js';
-import { lineCount } from '../markdown.js';
+import { lineCount } from '../../format/lines.js';
 
 /** An index line `- [Title](path) — hook` stays under this many characters (FORMAT.md). */
 export const INDEX_LINE_MAX = 150;
