@@ -107,13 +107,15 @@ export function formatEntryLine(e: Entry): string {
 const EPOCH_2020 = Date.UTC(2020, 0, 1);
 
 /**
- * A new entry id: 6 base36 chars of seconds since 2020 (sortable by time) + 4 random.
- * 10 chars, lower-case, grep-friendly: `^r7k2mf9x1a`.
+ * A new entry id: 6 base36 chars of seconds since 2020 (sortable by time) + 6 random.
+ * 12 chars, lower-case, grep-friendly: `^3ljn1rc4u6k2`. Six random characters (36^6 ≈ 2.2e9 per
+ * second) keep ids unique across the memory even in a backfill at one fixed instant, where
+ * four collided within a few hundred ids.
  */
 export function newEntryId(now: Date): string {
   const secs = Math.max(0, Math.floor((now.getTime() - EPOCH_2020) / 1000));
   const t = secs.toString(36).padStart(6, '0').slice(-6);
-  const r = randomBytes(4).readUInt32BE(0).toString(36).padStart(4, '0').slice(-4);
+  const r = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(6, '0').slice(-6);
   return t + r;
 }
 

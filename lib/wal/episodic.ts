@@ -69,7 +69,7 @@ export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[
     f.added.forEach((a, i) => {
       if (have.has(a.id) || mine.has(a.id)) {
         if (!a.generated) throw new MemtierError(`an entry with id ^${a.id} already exists`, { code: 'duplicate-id', file: rel, hint: 'ids are unique; leave --id out to get a fresh one' });
-        // a generated id met another one (4 random characters per second): draw again
+        // a generated id met another one (rare: 6 random characters per second): draw again
         while (have.has(a.id) || mine.has(a.id)) a.id = newEntryId(a.at);
         f.lines[i] = formatEntryLine({ time: localTime(a.at, tz), ...(a.e.type ? { type: a.e.type } : {}), text: entryText(a.e.text, a.e.tags), tags: [], id: a.id });
       }

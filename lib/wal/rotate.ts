@@ -87,7 +87,7 @@ function linesById(text: string | undefined): Map<string, Set<string>> {
  * recovered after midnight still lands in the same file), then trash it.
  *
  * Exactly once: an entry is skipped only when the day already holds the very same line (a merge
- * a crash interrupted). Two different entries that share an id (ids carry 4 random characters
+ * a crash interrupted). Two different entries that share an id (ids carry 6 random characters
  * per second: a backfill with a fixed --now, or many writers in one second, can collide) are
  * both kept: the newcomer gets an id derived from its position in the aside file, so a retry
  * derives the same one and finds it.

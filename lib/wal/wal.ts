@@ -121,7 +121,7 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   tryRotation(() => finishRotationTx(tx, ctx), problems);
   const now = ctx.clock.now();
   const { tz } = ctx.clock;
-  // ids carry 4 random characters per second: never reuse one the buffer already holds
+  // ids carry 6 random characters per second; still, never reuse one the buffer already holds
   const taken = new Set(parseEntries(tx.read(PATHS.buffer) ?? '').map((e) => e.id));
   let id = newEntryId(now);
   while (taken.has(id)) id = newEntryId(now);

@@ -85,7 +85,7 @@ describe('supersede', () => {
     const r = supersedeEntry(ctx, 'memory/semantic/infrastructure.md:4', { by: '^lunch00001' });
     expect(r.by.created).toBe(false);
     const line = readTree(root)['memory/semantic/infrastructure.md']!.split('\n')[3]!;
-    expect(line).toMatch(/^- ~~cache: redis~~ superseded by \^lunch00001 \^[a-z0-9]{10}$/);
+    expect(line).toMatch(/^- ~~cache: redis~~ superseded by \^lunch00001 \^[a-z0-9]{12}$/);
     expect(() => supersedeEntry(ctx, '^apiold0001', { by: '^apiold0001' })).toThrow(/itself/);
   });
 

@@ -10,7 +10,7 @@ describe('addEntries with generated ids', () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     const ctx = testCtx(root);
     const at = new Date('2026-05-15T10:00:00Z');
-    // ids carry 4 random base36 characters per second: 3,000 draws collide with near certainty
+    // 3,000 ids at one instant: every one must be distinct and every entry land (a collision is redrawn)
     for (let batch = 0; batch < 3; batch++) {
       addEntries(ctx, Array.from({ length: 1000 }, (_, i) => ({ type: 'EVENT' as const, text: `event ${batch}-${i}`, at })));
     }
