@@ -10,7 +10,7 @@ import type { Ctx, Logger } from '../core/context.js';
 import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
-import { parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
+import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
 import type { Io } from './spec.js';
 
 export interface MainParams extends Io {
@@ -55,6 +55,19 @@ async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): P
   }
 }
 
+/** Global flags that take a value: `memtier --root DIR search …` names the command after DIR. */
+const VALUE_FLAGS = new Set(GLOBAL_FLAGS.filter((f) => f.type !== 'boolean').map((f) => `--${f.name}`));
+
+/** Index of the command name: the first word that is neither a flag nor a global flag's value. */
+function commandIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('-')) return i;
+    if (VALUE_FLAGS.has(a)) i++; // skip its value (`--root=DIR` needs no skip)
+  }
+  return -1;
+}
+
 export async function main(p: MainParams): Promise<number> {
   const { argv, env, cwd, stdout, stderr } = p;
   const wantsJson = argv.includes('--json');
@@ -68,7 +81,7 @@ export async function main(p: MainParams): Promise<number> {
     return 2;
   };
 
-  const cmdIndex = argv.findIndex((a) => !a.startsWith('-'));
+  const cmdIndex = commandIndex(argv);
   const name = cmdIndex >= 0 ? argv[cmdIndex]! : undefined;
   if (name === undefined || name === 'help') {
     if (argv.includes('--version') || argv.includes('-v')) { stdout.write(version() + '\n'); return 0; }

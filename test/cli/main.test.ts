@@ -71,4 +71,13 @@ describe('memtier (CLI core)', () => {
     expect(r.stderr).toMatch(/Unknown option '--frobnicate'/);
     expect(r.stderr).toMatch(/memtier bench --help/);
   });
+
+  it('global flags may come before the command (memtier --root DIR --now T wal …)', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    const r = await runCli(['--root', root, '--now', '2026-05-16T09:00:00Z', 'wal', 'decide', 'use Postgres', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).entry).toMatch(/^- 2026-05-16 09:00 \[DECISION\] use Postgres \^/);
+    const eq = await runCli([`--root=${root}`, 'wal', 'get', '--json']);
+    expect(JSON.parse(eq.stdout).state.recentDecisions).toEqual(['2026-05-16 09:00 — use Postgres']);
+  });
 });
