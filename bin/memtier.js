@@ -1,13 +1,74 @@
 #!/usr/bin/env node
 // Thin entry: gather argv and streams, await main(), set the exit code.
 // Any throw that escapes main() is a failure (exit 2).
-import module from 'node:module';
+//
+// This file is CommonJS (bin/package.json) and memtier itself is ESM: require() of an ES module
+// (Node 20.19+, 22.12+, 24) loads it synchronously, without starting Node's async ESM loader,
+// which a cold call would pay for on every agent action (~8 ms). Older Nodes fall back to import().
+'use strict';
+const { writeSync } = require('node:fs');
 
 // Node 22.1+ caches compiled code between runs (every agent action is a cold process); a no-op on Node 20.
-module.enableCompileCache?.();
-const { main } = await import('../dist/lib/cli/main.js');
+require('node:module').enableCompileCache?.();
 
-// stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
-main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, get stdin() { return process.stdin; } })
+/**
+ * Standard output and error written synchronously with fs.writeSync: building process.stdout
+ * for a pipe loads the stream stack (~6 ms per cold call). A non-blocking descriptor that
+ * would block (EAGAIN) hands the rest to the stream; a closed reader (EPIPE, `| head`) ends the output.
+ */
+function syncOut(fd, stream) {
+  let fallback = false;
+  let closed = false;
+  return {
+    get isTTY() { return require('node:tty').isatty(fd); },
+    write(s) {
+      if (closed) return true;
+      if (fallback) return stream().write(s);
+      let buf = Buffer.from(String(s), 'utf8');
+      while (buf.length > 0) {
+        try {
+          buf = buf.subarray(writeSync(fd, buf));
+        } catch (e) {
+          if (e.code === 'EAGAIN') { fallback = true; return stream().write(buf); }
+          if (e.code === 'EPIPE') { closed = true; return true; }
+          throw e;
+        }
+      }
+      return true;
+    },
+  };
+}
+
+// Global flags that take a value (GLOBAL_FLAGS in lib/cli/args.ts; a test keeps the two equal):
+// `memtier --root DIR wal …` names the command after DIR.
+const VALUE_FLAGS = ['--root', '--now'];
+
+/** dist/cli/NAME.js, the bundle of the command NAME (scripts/bundle.mjs), else the whole CLI in dist/lib/. */
+function entryFor(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('-')) { if (VALUE_FLAGS.includes(a)) i++; continue; }
+    if (!/^[a-z][a-z-]*$/.test(a)) break;
+    const bundle = `${__dirname}/../dist/cli/${a}.js`;
+    return require('node:fs').existsSync(bundle) ? bundle : undefined;
+  }
+  return undefined;
+}
+const MAIN = entryFor(process.argv.slice(2)) ?? '../dist/lib/cli/main.js';
+
+function load() {
+  try {
+    return Promise.resolve(require(MAIN));
+  } catch (e) {
+    if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE') return import(MAIN);
+    return Promise.reject(e);
+  }
+}
+
+const stdout = syncOut(1, () => process.stdout);
+const stderr = syncOut(2, () => process.stderr);
+load()
+  // stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
+  .then(({ main }) => main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout, stderr, get stdin() { return process.stdin; } }))
   .then((code) => { process.exitCode = code; })
-  .catch((err) => { process.stderr.write(`memtier: internal error: ${err?.stack ?? err}\n`); process.exitCode = 2; });
+  .catch((err) => { stderr.write(`memtier: internal error: ${err?.stack ?? err}\n`); process.exitCode = 2; });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { makeClock } from '../core/clock.js';
 import type { Ctx, Logger } from '../core/context.js';
 import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
+import { isModuleNotFound, lazyImport } from '../core/lazy.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
 import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
@@ -42,10 +43,10 @@ function formatError(e: MemtierError): string {
  */
 async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): Promise<void> {
   if (ctx.env.MEMTIER_GIT === 'off' || !existsSync(join(ctx.root, '.git'))) return;
-  const { takeTouched } = await import('../store/store.js');
+  const { takeTouched } = await lazyImport('store/store.js', () => import('../store/store.js'));
   const paths = takeTouched(ctx.root);
   if (paths.length === 0) return;
-  const git = await import('../git/index.js');
+  const git = await lazyImport('git/index.js', () => import('../git/index.js'));
   const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 120) ?? `${paths.length} file(s)`;
   const message = git.commitMessage(what, summary);
   try {
@@ -122,14 +123,15 @@ export async function main(p: MainParams): Promise<number> {
       info: (m) => { if (!quietLog) stderr.write(m + '\n'); },
       warn: (m) => { if (!args.json) stderr.write(`warning: ${m}\n`); },
     };
-    const ctx: Ctx = { root: res.root, clock, log, env, cwd, interactive: !args.json && stderr.isTTY === true };
+    // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
+    const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };
     const result = await command.run(ctx, args, p);
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
     else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
     return result.exitCode ?? 0;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`commands/${name}.js`)) {
+    if (isModuleNotFound(e) && String((e as Error).message).includes(`commands/${name}.js`)) {
       return fail(new MemtierError(`command "${name}" is not available in this build`, { code: 'not-implemented' }));
     }
     return fail(e);

@@ -3,6 +3,7 @@
  * loads only X's module (cold calls stay fast).
  */
 import type { CommandSpec } from '../cli/spec.js';
+import { lazyImport } from '../core/lazy.js';
 
 export interface RegistryEntry {
   name: string;
@@ -11,8 +12,25 @@ export interface RegistryEntry {
   load: () => Promise<{ command: CommandSpec }>;
 }
 
-/** Load `lib/commands/NAME.js` only when the command runs. */
-const lazy = (file: string) => (): Promise<{ command: CommandSpec }> => import(/* @vite-ignore */ `./${file}.js`) as Promise<{ command: CommandSpec }>;
+type CommandModule = { command: CommandSpec };
+
+/** Commands bundled with the CLI (dist/cli/NAME.js, scripts/bundle.mjs): no module to load. */
+const preloaded = new Map<string, CommandModule>();
+
+export function preloadCommand(name: string, mod: CommandModule): void {
+  preloaded.set(name, mod);
+}
+
+/**
+ * Load `lib/commands/NAME.js` only when the command runs (synchronously when compiled: see
+ * lazyImport). The specifier is a variable so that a bundler leaves the other commands out.
+ */
+const lazy = (file: string) => (): Promise<CommandModule> => {
+  const mod = preloaded.get(file);
+  if (mod) return Promise.resolve(mod);
+  const spec = `./${file}.js`;
+  return lazyImport(`commands/${file}.js`, () => import(/* @vite-ignore */ spec) as Promise<CommandModule>);
+};
 
 export const registry: RegistryEntry[] = [
   // Memory files and the WAL

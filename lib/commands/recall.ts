@@ -8,6 +8,7 @@ import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
+import { lazyImport } from '../core/lazy.js';
 
 export const command: CommandSpec = {
   name: 'recall',
@@ -45,7 +46,7 @@ export const command: CommandSpec = {
     'memtier recall --messages - --query-mode message --json < turn.json',
   ],
   async run(ctx: Ctx, args: Args, io): Promise<CommandResult> {
-    const { queryFromMessages, recall } = await import('../search/recall.js');
+    const { queryFromMessages, recall } = await lazyImport('search/recall.js', () => import('../search/recall.js'));
     let query = flagString(args, 'query');
     const file = flagString(args, 'messages');
     if (query === undefined && file === undefined) {

@@ -7,6 +7,7 @@ import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { isEntryType, type EntryType } from '../format/entry.js';
 import type { SearchOptions, SearchResponse, SearchResult } from '../search/search.js';
+import { lazyImport } from '../core/lazy.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -106,10 +107,10 @@ export const command: CommandSpec = {
     const query = args.positionals.join(' ').trim();
     if (!query) throw new UsageError('search needs a QUERY', 'e.g. memtier search "docker deploy"');
     const opts = searchOptionsFromArgs(args);
-    const { searchDetailed } = await import('../search/search.js');
+    const { searchDetailed } = await lazyImport('search/search.js', () => import('../search/search.js'));
     const resp = await searchDetailed(ctx, query, opts);
     if (flagBool(args, 'record') && resp.results.length) {
-      const { recordRecalls } = await import('../search/history.js');
+      const { recordRecalls } = await lazyImport('search/history.js', () => import('../search/history.js'));
       recordRecalls(ctx, resp.results.map((r) => r.key), query);
     }
     return {

@@ -9,7 +9,7 @@
  * archive), so a move can be deduplicated and a citation keeps resolving.
  * A superseded entry is struck through: `- ~~14:30 [DECISION] use MySQL~~ superseded by ^k2j3mx0a ^old1d2e3`.
  */
-import { randomBytes } from 'node:crypto';
+import { randomChars } from '../core/random.js';
 
 export const ENTRY_TYPES = ['PREF', 'DECISION', 'PROJ', 'TECH', 'LESSON', 'PEOPLE', 'EVENT', 'TEMP'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -115,8 +115,7 @@ const EPOCH_2020 = Date.UTC(2020, 0, 1);
 export function newEntryId(now: Date): string {
   const secs = Math.max(0, Math.floor((now.getTime() - EPOCH_2020) / 1000));
   const t = secs.toString(36).padStart(6, '0').slice(-6);
-  const r = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(6, '0').slice(-6);
-  return t + r;
+  return t + randomChars(6);
 }
 
 /** Collapse a user-supplied text to one entry line: CRLF/CR/LF → space, trim. */

@@ -39,6 +39,7 @@ import { STRIDE, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
+import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
 export const PARAMS = {
@@ -391,13 +392,13 @@ export async function searchDetailed(ctx: Ctx, query: string, opts: SearchOption
 
 /** The index for ctx.root: the on-disk cache plus every file changed since (see cache.ts). */
 export async function loadIndex(ctx: Ctx): Promise<IndexView> {
-  const { openIndex } = await import('./cache.js');
+  const { openIndex } = await lazyImport('search/cache.js', () => import('./cache.js'));
   return openIndex(ctx);
 }
 
 /** Run `fn` on the index; if another process replaced the cache mid-read, run it on the files. */
 export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promise<T> {
-  const { openIndex, rebuildIndex, StaleBuildError } = await import('./cache.js');
+  const { openIndex, rebuildIndex, StaleBuildError } = await lazyImport('search/cache.js', () => import('./cache.js'));
   try {
     return fn(openIndex(ctx));
   } catch (e) {

@@ -14,6 +14,7 @@
  */
 import { classify, type FileKind, type Tier } from '../format/layout.js';
 import { isEntryType, parseEntryLine, type EntryType } from '../format/entry.js';
+import { parseFrontmatter } from '../format/frontmatter.js';
 
 export interface Unit {
   path: string;
@@ -94,10 +95,8 @@ export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefine
 function strictFrontmatter(text: string, rel: string): MiniFrontmatter {
   const fm: MiniFrontmatter = { tags: [], lines: 0 };
   try {
-    // loaded only here (rare): node:module and gray-matter stay off the search hot path
-    const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
-    const mod = createRequire(import.meta.url)('../format/frontmatter.js') as { parseFrontmatter(t: string, f: string): { data: Record<string, unknown>; bodyLine: number } };
-    const r = mod.parseFrontmatter(text, rel);
+    // gray-matter loads inside parseFrontmatter, on the first note that needs it (rare)
+    const r = parseFrontmatter(text, rel);
     const d = r.data;
     const tags = d.tags;
     if (Array.isArray(tags)) fm.tags = tags.map((t) => String(t).replace(/^#/, '').toLowerCase());

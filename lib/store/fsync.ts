@@ -4,7 +4,7 @@
  */
 import { closeSync, fsyncSync, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomChars } from '../core/random.js';
 import { MemtierError } from '../core/errors.js';
 import { crash, crashArmed, crashPoint } from './crash.js';
 
@@ -39,11 +39,11 @@ export function tempPathFor(target: string): string {
   // Keep the name under NAME_MAX (255 bytes) however long the target's name is.
   let base = basename(target);
   while (Buffer.byteLength(base) > 200) base = base.slice(0, -1);
-  return join(dirname(target), `.${base}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
+  return join(dirname(target), `.${base}${TEMP_MARK}${randomChars(12)}`);
 }
 
 /** A temp file name as tempPathFor makes it. */
-export const TEMP_RE = /^\..*\.memtier-tmp-[0-9a-f]{12}$/s;
+export const TEMP_RE = /^\..*\.memtier-tmp-[0-9a-z]{12}$/s;
 
 /** Folders never searched for temp files (not ours, or huge). */
 const SWEEP_SKIP = new Set(['.git', 'node_modules']);

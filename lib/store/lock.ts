@@ -17,11 +17,12 @@
  *    its own lock file); whoever breaks the lock of a holder that died mid-append can then
  *    cut the torn bytes off exactly (see Store.recover).
  */
-import { closeSync, fstatSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
-import { hostname } from 'node:os';
+import { closeSync, fstatSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { threadId } from 'node:worker_threads';
+import { randomChars } from '../core/random.js';
+
+/** node:os without its ESM facade (an `import` of it costs ~3 ms per cold call). */
+const hostname = (): string => (process.getBuiltinModule('node:os') as typeof import('node:os')).hostname();
 import { MemtierError } from '../core/errors.js';
 import { crashPoint } from './crash.js';
 
@@ -31,7 +32,7 @@ export const STALE_MS = 30_000;
 /** Default time a writer waits for the lock (MEMTIER_LOCK_TIMEOUT_MS overrides). */
 export const LOCK_TIMEOUT_MS = 15_000;
 
-export interface LockInfo { pid: number; host: string; token: string; time: string; /** worker thread id of the holder (0 = main thread). */ thread?: number }
+export interface LockInfo { pid: number; host: string; token: string; time: string }
 
 /** What a holder was appending when it wrote its intent line (see LockHandle.intent). */
 export interface AppendIntent { rel: string; offset: number; data: string }
@@ -66,11 +67,10 @@ const heldTokens = new Set<string>();
 /** Parse a lock file's text: the holder (first line) and its append intent (second line), if any. */
 export function parseLock(text: string): { info?: LockInfo; intent?: AppendIntent } {
   const nl = text.indexOf('\n');
-  const [pid, host, token, time, thread] = (nl < 0 ? text : text.slice(0, nl)).trim().split(' ');
+  const [pid, host, token, time] = (nl < 0 ? text : text.slice(0, nl)).trim().split(' ');
   const out: { info?: LockInfo; intent?: AppendIntent } = {};
   if (pid && host && token && /^\d+$/.test(pid)) {
     out.info = { pid: Number(pid), host, token, time: time ?? '' };
-    if (thread && /^t\d+$/.test(thread)) out.info.thread = Number(thread.slice(1));
   }
   if (nl >= 0) {
     const rest = text.slice(nl + 1);
@@ -121,14 +121,32 @@ function procInfo(pid: number): { state: string; startMs: number } | undefined {
   }
 }
 
-/** Is the holder of a lock written at `lockMtimeMs` by `info` still running? */
-function holderAlive(info: LockInfo, lockMtimeMs: number): boolean {
-  if (info.pid === process.pid) {
-    // Another worker thread of this process (its tokens are not ours to see) is alive while we are;
-    // the same thread with a token it does not hold is a dead predecessor that had our pid.
-    if ((info.thread ?? 0) !== threadId) return true;
-    return heldTokens.has(info.token);
+/**
+ * Is the file open on descriptor `fd` also open on another descriptor of this process? A holder
+ * keeps its lock file open until it has removed it (unlink, then close), so a lock carrying our
+ * pid that no other descriptor of ours refers to, and that is still linked, was left by a dead
+ * predecessor that had our pid; one that is open belongs to another thread of this process (its
+ * tokens are not ours to see). Without /proc (not Linux) we cannot tell: the lock's age decides.
+ */
+function openElsewhereInProcess(fd: number, st: { ino: number; dev: number; mtimeMs: number }): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return Date.now() - st.mtimeMs <= STALE_MS;
   }
+  for (const n of fds) {
+    if (Number(n) === fd) continue;
+    try {
+      const o = statSync(`/proc/self/fd/${n}`);
+      if (o.ino === st.ino && o.dev === st.dev) return true;
+    } catch { /* closed meanwhile */ }
+  }
+  return false;
+}
+
+/** Is the holder of a lock written at `lockMtimeMs` by `info` (another process on this host) still running? */
+function holderAlive(info: LockInfo, lockMtimeMs: number): boolean {
   if (!pidAlive(info.pid)) return false;
   const p = procInfo(info.pid);
   if (!p) return true;
@@ -138,20 +156,34 @@ function holderAlive(info: LockInfo, lockMtimeMs: number): boolean {
   return p.startMs <= lockMtimeMs + 1_000;
 }
 
-/** Is the lock at `path` stale (holder dead on this host, or unchanged for STALE_MS)? */
+/**
+ * Is the lock at `path` stale (holder dead on this host, or unchanged for STALE_MS)? The lock is
+ * read through one descriptor, so its holder, times and inode all belong to the same file.
+ */
 export function lockIsStale(path: string, now = Date.now()): boolean {
-  let mtime: number;
-  let info: LockInfo | undefined;
+  let fd: number;
   try {
-    mtime = statSync(path).mtimeMs;
-    info = parseLock(readFileSync(path, 'utf8')).info;
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch {
     return false; // gone: not stale, just retry
   }
-  if (info && info.host === hostname()) return !holderAlive(info, mtime);
-  // unreadable (half-written by a killed holder) or foreign host: go by age
-  if (!info && now - mtime > 1_000) return true;
-  return now - mtime > STALE_MS;
+  try {
+    const st = fstatSync(fd);
+    const info = parseLock(readFileSync(fd, 'utf8')).info;
+    if (info && info.host === hostname()) {
+      if (info.pid !== process.pid) return !holderAlive(info, st.mtimeMs);
+      if (heldTokens.has(info.token) || openElsewhereInProcess(fd, st)) return false;
+      // no descriptor of ours: a dead predecessor's lock, unless a sibling thread just removed it
+      return fstatSync(fd).nlink > 0;
+    }
+    // unreadable (half-written by a killed holder) or foreign host: go by age
+    if (!info && now - st.mtimeMs > 1_000) return true;
+    return now - st.mtimeMs > STALE_MS;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function stateDir(root: string): string {
@@ -174,8 +206,8 @@ export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs?: nu
 export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, timeoutMs = Number(env.MEMTIER_LOCK_TIMEOUT_MS ?? LOCK_TIMEOUT_MS)): Acquired {
   stateDir(root);
   const path = join(root, LOCK_FILE);
-  const token = randomBytes(8).toString('hex');
-  const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()} t${threadId}\n`;
+  const token = randomChars(16);
+  const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`;
   const headerLen = Buffer.byteLength(header);
   const deadline = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : LOCK_TIMEOUT_MS);
   const recovery: Recovery = { brokeStale: false, intents: [] };
@@ -244,13 +276,14 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
       heldTokens.delete(token);
       if (fd !== undefined) {
         const ourInode = fstatSync(fd).ino;
-        try { closeSync(fd); } catch { /* ignore */ }
-        fd = undefined;
         try {
-          // Remove the lock only if it is still ours (same file, same token).
+          // Remove the lock only if it is still ours (same file, same token), and before closing
+          // it: a sibling thread judges a lock with our pid by whether it is open in this process.
           const st = lstatSync(path);
           if (st.ino === ourInode && readLockInfo(path)?.token === token) unlinkSync(path);
         } catch { /* already gone */ }
+        try { closeSync(fd); } catch { /* ignore */ }
+        fd = undefined;
       }
     },
   };
@@ -263,21 +296,18 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
  * Returns what the dead holder left (its append intent), or undefined if we did not break it.
  */
 function breakStaleLock(path: string): { intent?: AppendIntent } | undefined {
-  const aside = `${path}.stale-${randomBytes(4).toString('hex')}`;
+  const aside = `${path}.stale-${randomChars(8)}`;
   try {
     renameSync(path, aside);
   } catch {
     return undefined; // someone else broke it first
   }
   let text = '';
-  let mtime = 0;
   try {
     text = readFileSync(aside, 'utf8');
-    mtime = statSync(aside).mtimeMs;
-  } catch { /* unreadable: treat as stale */ }
+  } catch { /* unreadable: judged by lockIsStale below */ }
   const parsed = parseLock(text);
-  const info = parsed.info;
-  const stillStale = !info || info.host !== hostname() ? lockIsStale(aside) : !holderAlive(info, mtime);
+  const stillStale = lockIsStale(aside);
   if (!stillStale) {
     // We moved a live lock: put it back unless a new one exists (then its holder will see
     // lock-compromised at its next verify() and abort, never write unprotected).
@@ -290,4 +320,4 @@ function breakStaleLock(path: string): { intent?: AppendIntent } | undefined {
 }
 
 /** Leftover `.memtier/lock.stale-*` files (a breaker killed mid-break). */
-export const STALE_ASIDE_RE = /^lock\.stale-[0-9a-f]{8}$/;
+export const STALE_ASIDE_RE = /^lock\.stale-[0-9a-z]{8}$/;

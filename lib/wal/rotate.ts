@@ -12,7 +12,6 @@
  * command each acknowledged entry is present exactly once. Measured alternative that lost
  * entries: read-append-truncate of the buffer in place.
  */
-import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
@@ -52,7 +51,7 @@ function isHeaderLine(line: string): boolean {
   return t === '' || /^#{1,6} /.test(t) || (t.startsWith('<!--') && t.endsWith('-->'));
 }
 
-const derivedId = (seed: string): string => 'r' + createHash('sha256').update(seed).digest('hex').slice(0, 9);
+const derivedId = (seed: string): string => 'r' + (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(seed).digest('hex').slice(0, 9);
 
 /**
  * Content lines of a buffer file as entries, each with a seed (its file, position and bytes) from

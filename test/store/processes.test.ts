@@ -4,7 +4,7 @@
  * disk (ulimit -f), 8 concurrent writers, and a refused secret never echoed on stderr.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,21 @@ describe('the lock', () => {
   it('a lock with this process pid but a token it does not hold (a previous incarnation) is broken', () => {
     const root = newRoot({ [LOG]: HEAD, '.memtier/lock': `${process.pid} ${hostname()} feedfacefeedface 2026-05-15T14:00:00.000Z\n` });
     store(root, { MEMTIER_LOCK_TIMEOUT_MS: '200' }).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] x ^nextx00001\n'));
+    expectClean(root);
+  });
+
+  it('a lock with this process pid that is open here (another thread holds it) is respected, and broken once closed', () => {
+    const root = newRoot({ [LOG]: HEAD, '.memtier/lock': `${process.pid} ${hostname()} feedfacefeedface 2026-05-15T14:00:00.000Z\n` });
+    const fd = openSync(join(root, '.memtier/lock'), 'r');
+    try {
+      const e = thrown(() => store(root, { MEMTIER_LOCK_TIMEOUT_MS: '200' }).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] x ^nextx00001\n')));
+      expect(e.code).toBe('lock-timeout');
+      expect(readFileSync(join(root, LOG), 'utf8')).toBe(HEAD);
+    } finally {
+      closeSync(fd);
+    }
+    store(root, { MEMTIER_LOCK_TIMEOUT_MS: '200' }).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] x ^nextx00001\n'));
+    expect(expectLogParses(root)).toEqual(['nextx00001']);
     expectClean(root);
   });
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Bundle the compiled CLI (dist/lib, from tsc) into one file per command: dist/cli/NAME.js.
+//
+// An agent starts a process per action, so what a cold call loads is what it costs. Node 20 loads
+// each ES module separately (resolve, read, package scope, compile: ~0.6 ms each, ~25 modules
+// for `wal decide`), builds an ESM facade for every builtin imported (node:fs's loads the stream
+// stack), and parses every byte it loads (a bundle of all commands costs more than it saves).
+// So each command gets its own bundle holding the CLI core, that command and what it can reach,
+// with builtins read through process.getBuiltinModule (no facade). bin/memtier.js loads
+// dist/cli/NAME.js (ESM, through require(esm)) when it exists, else dist/lib/cli/main.js, which
+// stays the library, the help screens and the fallback.
+import { build } from 'esbuild';
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const lib = join(repo, 'dist', 'lib');
+const out = join(repo, 'dist', 'cli');
+
+const commands = readdirSync(join(lib, 'commands'))
+  .filter((f) => f.endsWith('.js') && f !== 'index.js')
+  .map((f) => f.slice(0, -3));
+
+/** `import … from 'node:x'` → process.getBuiltinModule('node:x'): no ESM facade per builtin. */
+const builtins = {
+  name: 'builtins-without-facade',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (a) => ({ path: a.path, namespace: 'builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (a) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(a.path)});`, loader: 'js' }));
+  },
+};
+
+rmSync(out, { recursive: true, force: true });
+const results = await Promise.all(commands.map((name) => build({
+  stdin: {
+    contents: [
+      `import * as command from './commands/${name}.js';`,
+      `import { preloadCommand } from './commands/index.js';`,
+      `preloadCommand(${JSON.stringify(name)}, command);`,
+      `export { main } from './cli/main.js';`,
+    ].join('\n'),
+    resolveDir: lib,
+    sourcefile: `cli-${name}.js`,
+  },
+  outfile: join(out, `${name}.js`),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // npm packages stay in node_modules (gray-matter, unified and remark-parse load only when needed)
+  external: ['gray-matter', 'unified', 'remark-parse'],
+  define: { MEMTIER_BUNDLED: 'true' },
+  plugins: [builtins],
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+})));
+const bytes = results.reduce((n, r) => n + Object.values(r.metafile.outputs).reduce((m, o) => m + o.bytes, 0), 0);
+if (!process.argv.includes('--quiet')) console.log(`bundled ${commands.length} commands into ${relative(repo, out)}/ (${Math.round(bytes / 1024)} KiB)`);
