@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { registry } from '../../lib/commands/index.js';
-import { REPO, runCli, tmpTree } from '../helpers.js';
+import { REPO, runBin, runCli, tmpTree } from '../helpers.js';
 
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
 
@@ -79,5 +80,30 @@ describe('memtier (CLI core)', () => {
     expect(JSON.parse(r.stdout).entry).toMatch(/^- 2026-05-16 09:00 \[DECISION\] use Postgres \^/);
     const eq = await runCli([`--root=${root}`, 'wal', 'get', '--json']);
     expect(JSON.parse(eq.stdout).state.recentDecisions).toEqual(['2026-05-16 09:00 — use Postgres']);
+  });
+});
+
+describe('bin/memtier.js (the CommonJS entry)', () => {
+  it('knows the same value-taking global flags as the CLI (it picks the command bundle after them)', async () => {
+    const { GLOBAL_FLAGS } = await import('../../lib/cli/args.js');
+    const bin = readFileSync(join(REPO, 'bin', 'memtier.js'), 'utf8');
+    const listed = JSON.parse((/const VALUE_FLAGS = (\[[^\]]*\])/.exec(bin)?.[1] ?? '[]').replace(/'/g, '"')) as string[];
+    expect(listed.sort()).toEqual(GLOBAL_FLAGS.filter((f) => f.type !== 'boolean').map((f) => `--${f.name}`).sort());
+  });
+
+  it('runs a command from its bundle and from dist/lib alike, and a closed pipe ends the output quietly', () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    const viaBundle = runBin(['--root', root, 'get', 'MEMORY.md']);
+    expect(viaBundle.code).toBe(0);
+    expect(viaBundle.stdout).toContain('# Memory');
+    // --help is served by dist/lib (no bundle is named "--help")
+    const help = runBin(['--help']);
+    expect(help.stdout).toContain('memtier');
+    // 300 KB through a pipe whose reader leaves after one line: EPIPE, no stack trace
+    const big = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/semantic/big.md': '# Big\n\n' + 'a line of memory that goes on and on\n'.repeat(8000) });
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${join(REPO, 'bin', 'memtier.js')}" --root "${big}" get memory/semantic/big.md | head -1`], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
   });
 });
