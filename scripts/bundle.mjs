@@ -11,6 +11,7 @@
 // stays the library, the help screens and the fallback.
 import { build } from 'esbuild';
 import { readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,12 +23,24 @@ const commands = readdirSync(join(lib, 'commands'))
   .filter((f) => f.endsWith('.js') && f !== 'index.js')
   .map((f) => f.slice(0, -3));
 
-/** `import … from 'node:x'` → process.getBuiltinModule('node:x'): no ESM facade per builtin. */
+/**
+ * `import { x } from 'node:m'` → `process.getBuiltinModule('node:m').x`: no ESM facade per
+ * builtin (a facade reads every export, and node:fs's lazy getters load the stream stack). The
+ * stand-in module exports each property as a pure expression, so esbuild keeps only those imported.
+ */
+const require = createRequire(import.meta.url);
 const builtins = {
   name: 'builtins-without-facade',
   setup(b) {
     b.onResolve({ filter: /^node:/ }, (a) => ({ path: a.path, namespace: 'builtin' }));
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (a) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(a.path)});`, loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (a) => {
+      const mod = require(a.path);
+      const names = Object.keys(mod).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default');
+      const lines = [`const m = process.getBuiltinModule(${JSON.stringify(a.path)});`, 'export default m;'];
+      // pure: an export nobody imports is dropped, so a lazy getter is read only when imported
+      for (const k of names) lines.push(`export const ${k} = /* @__PURE__ */ (() => m.${k})();`);
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
   },
 };
 
