@@ -24,7 +24,8 @@
  * unchanged has the same entries as at build time (adds, removes and renames change it), so its
  * files are taken from the manifest and only changed folders are listed again. Then every file
  * is stat'ed, one statSync each (an in-place append changes only the file; measured cheaper than
- * parallel fs.stat through libuv, whose callbacks cost the main thread more than they overlap): a
+ * parallel fs.stat through libuv, whose callbacks cost the main thread more than they overlap;
+ * from PARALLEL_STAT_MIN files a worker thread takes half, statmany.ts): a
  * file whose size or mtime differs, or that is new, is re-read and indexed in memory for this
  * query (its cached postings masked); a file gone is masked. A folder modified within RACY_MS of
  * the build's scan is stored with mtime −1 (always listed), so a file created in the same
@@ -43,6 +44,7 @@ import { classify, PATHS, type FileInfo } from '../format/layout.js';
 import { Doc, MemoryIndex, readAndIndex, STRIDE, type IndexView } from './corpus.js';
 import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
+import { statMany } from './statmany.js';
 
 export const INDEX_DIR = '.memtier/index';
 export const CACHE_VERSION = 7;
@@ -217,19 +219,24 @@ export interface Freshness {
 }
 
 /** Compare the memory's files with the manifest: one stat per file and folder, listing only changed folders. */
-export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: string[]): Freshness {
+export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: string[], env: NodeJS.ProcessEnv = {}): Freshness {
   const prefix = root.endsWith('/') ? root : root + '/';
   const seen = new Uint8Array(m.nfiles);
   const fr: Freshness = { changed: [], masked: [], gone: 0, bytes: 0, files: 0 };
   const rows = new Map<string, DirRow>();
   for (const r of m.dirs) rows.set(r[0], r);
-  const known = (i: number): void => {
-    const st = statSync(prefix + paths[i]!, NOENT);
-    if (!st || !st.isFile()) return;
+  const compare = (i: number, mtimeMs: number, size: number): void => {
+    if (mtimeMs < 0) return;
     seen[i] = 1;
     fr.files++;
-    if (st.mtimeMs !== ft.mtimeMs[i] || st.size !== ft.size[i]) { fr.masked.push(i); fr.changed.push(paths[i]!); fr.bytes += st.size; }
+    if (mtimeMs !== ft.mtimeMs[i] || size !== ft.size[i]) { fr.masked.push(i); fr.changed.push(paths[i]!); fr.bytes += size; }
   };
+  const known = (i: number): void => {
+    const st = statSync(prefix + paths[i]!, NOENT);
+    if (st && st.isFile()) compare(i, st.mtimeMs, st.size);
+  };
+  // the files of unchanged folders, stat'ed together at the end (on two threads for large memories)
+  const later: number[] = [];
   const unknown = (rel: string): void => {
     const st = statSync(prefix + rel, NOENT);
     if (st && st.isFile()) { fr.changed.push(rel); fr.bytes += st.size; fr.files++; }
@@ -246,7 +253,7 @@ export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: 
     if (!st || !st.isDirectory()) return;
     const row = rows.get(dir);
     if (row && row[1] === st.mtimeMs) {
-      for (let i = row[3], end = row[3] + row[4]; i < end; i++) known(i);
+      for (let i = row[3], end = row[3] + row[4]; i < end; i++) later.push(i);
       for (const s of row[2]) walk(`${dir}/${s}`);
       return;
     }
@@ -265,6 +272,8 @@ export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: 
     for (const s of subs) walk(`${dir}/${s}`);
   };
   for (const d of TOP_DIRS) walk(d);
+  const st = statMany(prefix, later.map((i) => paths[i]!), env);
+  for (let k = 0; k < later.length; k++) compare(later[k]!, st.mtimeMs[k]!, st.size[k]!);
   for (let i = 0; i < m.nfiles; i++) if (!seen[i]) { fr.masked.push(i); fr.gone++; }
   return fr;
 }
@@ -583,7 +592,7 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
     if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
     return buildFrom(ctx, scan);
   }
-  const fr = checkFreshness(ctx.root, o.m, o.ft, o.paths);
+  const fr = checkFreshness(ctx.root, o.m, o.ft, o.paths, ctx.env);
   if (report) Object.assign(report, { mode: 'cache', changed: fr.changed.length + fr.gone, files: fr.files });
   if (fr.changed.length + fr.gone > REBUILD_AT || fr.bytes > REBUILD_BYTES) {
     if (report) report.mode = 'built';
