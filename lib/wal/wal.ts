@@ -7,7 +7,7 @@
 import type { Ctx } from '../core/context.js';
 import { localDate, localTime } from '../core/clock.js';
 import { MemtierError } from '../core/errors.js';
-import { formatEntryLine, newEntryId, oneLine, parseEntries, type EntryType } from '../format/entry.js';
+import { formatEntryLine, newEntryId, oneLine, type EntryType } from '../format/entry.js';
 import { PATHS } from '../format/layout.js';
 import { emptyState, KEEP, parseSessionState, serializeSessionState, type SessionState } from '../format/session-state.js';
 import { openStore, type Tx } from '../store/store.js';
@@ -122,7 +122,8 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const now = ctx.clock.now();
   const { tz } = ctx.clock;
   // ids carry 6 random characters per second; still, never reuse one the buffer already holds
-  const taken = new Set(parseEntries(tx.read(PATHS.buffer) ?? '').map((e) => e.id));
+  // (every ^word of the buffer counts: a superset of its entries' ids, without parsing them)
+  const taken = new Set(Array.from((tx.read(PATHS.buffer) ?? '').matchAll(/\^([A-Za-z0-9][A-Za-z0-9-]{2,63})/g), (m) => m[1]));
   let id = newEntryId(now);
   while (taken.has(id)) id = newEntryId(now);
   const { type, text: entryText } = walEntry(wk);
