@@ -127,6 +127,32 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
 
 
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
+/**
+ * The value at index `n` of `a` sorted ascending (quickselect, O(length); reorders `a`): the
+ * cut-off of the best candidates without sorting them all (a cold query has 100k+ at 50k notes).
+ */
+export function nthSmallest(a: Float64Array, n: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    // median of three as the pivot
+    const mid = (lo + hi) >> 1;
+    const x = a[lo]!, y = a[mid]!, z = a[hi]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) { const t = a[i]!; a[i] = a[j]!; a[j] = t; i++; j--; }
+    }
+    if (n <= j) hi = j;
+    else if (n >= i) lo = i;
+    else return a[n]!;
+  }
+  return a[n]!;
+}
+
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
   const now = ctx.clock.now();
@@ -259,8 +285,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const maxDocs = Math.max(filtered ? PARAMS.rerankDocs * 4 : PARAMS.rerankDocs, k * 4);
   let thr = 0;
   if (total > maxDocs * 2) {
-    const sorted = pre.slice().sort();
-    thr = sorted[sorted.length - maxDocs * 2]!;
+    thr = nthSmallest(pre.slice(), pre.length - maxDocs * 2);
   }
   const order: number[] = [];
   for (let j = 0; j < pre.length; j++) if (pre[j]! >= thr && pre[j]! >= 0) order.push(j);
