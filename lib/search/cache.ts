@@ -40,7 +40,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
-import { classify, PATHS, type FileInfo } from '../format/layout.js';
+import { classify, PATHS, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
 import { Doc, MemoryIndex, readAndIndex, STRIDE, type IndexView } from './corpus.js';
 import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
@@ -521,12 +521,27 @@ export class CachedIndex implements IndexView {
       else {
         const v = this.ft.info[file]!;
         const [kind, tier] = this.m.kinds[v & 31]!;
-        const day = v >>> 5;
-        i = day ? { rel: this.paths[file]!, kind, tier, date: `${Math.floor(day / 10000)}-${String(Math.floor(day / 100) % 100).padStart(2, '0')}-${String(day % 100).padStart(2, '0')}` } : { rel: this.paths[file]!, kind, tier };
+        i = new PackedInfo(this.paths[file]!, kind, tier, v >>> 5);
       }
       this.infos[file] = i;
     }
     return i;
+  }
+}
+
+/**
+ * A file's class from the file table, its day (YYYYMMDD) formatted only when asked: a cold query
+ * at 50k notes asks the kind of tens of thousands of files and the date of few.
+ */
+class PackedInfo implements FileInfo {
+  #date: string | undefined | null = null;
+  constructor(readonly rel: string, readonly kind: FileKind, readonly tier: Tier, private readonly day: number) {}
+  get date(): string | undefined {
+    if (this.#date === null) {
+      const d = this.day;
+      this.#date = d ? `${Math.floor(d / 10000)}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}` : undefined;
+    }
+    return this.#date;
   }
 }
 

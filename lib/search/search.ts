@@ -232,6 +232,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   }
   const isLog = new Uint8Array(nFiles); // 0 unknown, 1 log, 2 not
   if (PARAMS.contextWeight > 0 && !listRange) {
+    const span = PARAMS.contextSpan;
+    // contextWeight × contextDecay^(distance − 1), by distance
+    const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
     const n0 = touched.length;
     for (let j = 0; j < n0; j++) {
       const slot = touched[j]!;
@@ -241,12 +244,13 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (lg === 0) isLog[file] = lg = LOG_KINDS.has(view.info(file).kind) ? 1 : 2;
       if (lg !== 1) continue;
       const start = view.fileStart(file);
-      const end = start + view.docCount(file);
-      for (let off = -PARAMS.contextSpan; off <= PARAMS.contextSpan; off++) {
-        const nb = slot + off;
-        if (off === 0 || nb < start || nb >= end) continue;
-        const add = PARAMS.contextWeight * bm[slot]! * Math.pow(PARAMS.contextDecay, Math.abs(off) - 1);
-        touch(file, nb);
+      const lo = Math.max(start, slot - span);
+      const hi = Math.min(start + view.docCount(file) - 1, slot + span);
+      const own = bm[slot]!;
+      for (let nb = lo; nb <= hi; nb++) {
+        if (nb === slot) continue;
+        const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
+        if (slotFile[nb] === -1) { slotFile[nb] = file; touched.push(nb); } // touch(), inlined
         if (add > cx[nb]!) cx[nb] = add;
       }
     }
@@ -259,7 +263,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (!Number.isNaN(w)) return w;
     const info = view.info(file);
     if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) w = -1;
-    else if (info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
+    else if ((opts.since || opts.until) && info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
     else {
       const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
       const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
