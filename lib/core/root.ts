@@ -4,6 +4,7 @@
  * then ~/.openclaw/workspace.
  */
 import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { MemtierError } from './errors.js';
 
@@ -30,7 +31,7 @@ export function resolveRoot(opts: { flag?: string | undefined; env: NodeJS.Proce
   if (env.OPENCLAW_WORKSPACE) return { root: resolve(cwd, env.OPENCLAW_WORKSPACE), source: 'OPENCLAW_WORKSPACE' };
   const anc = findAncestorWithMemory(cwd);
   if (anc) return { root: anc, source: 'ancestor' };
-  return { root: join(opts.home ?? env.HOME ?? (process.getBuiltinModule('node:os') as typeof import('node:os')).homedir(), '.openclaw', 'workspace'), source: 'default' };
+  return { root: join(opts.home ?? env.HOME ?? homedir(), '.openclaw', 'workspace'), source: 'default' };
 }
 
 /** Throw a clear error unless `root` holds a memory (a MEMORY.md or a memory/ folder). */

@@ -11,6 +11,7 @@
  * gray-matter costs ~70 ms to load, so it is required lazily (synchronously, via createRequire)
  * and only for a text that starts with a fence.
  */
+import { createRequire } from 'node:module';
 import { MemtierError } from '../core/errors.js';
 
 export class FrontmatterError extends MemtierError {
@@ -36,7 +37,7 @@ const ALLOWED_LANGS = new Set(['', 'yaml']);
 type Matter = (input: string, options: Record<string, unknown>) => { data: unknown };
 let matterFn: Matter | undefined;
 function grayMatter(): Matter {
-  if (!matterFn) matterFn = (process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)('gray-matter') as Matter;
+  if (!matterFn) matterFn = createRequire(import.meta.url)('gray-matter') as Matter;
   return matterFn;
 }
 

@@ -18,11 +18,9 @@
  *    cut the torn bytes off exactly (see Store.recover).
  */
 import { closeSync, fstatSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomChars } from '../core/random.js';
-
-/** node:os without its ESM facade (an `import` of it costs ~3 ms per cold call). */
-const hostname = (): string => (process.getBuiltinModule('node:os') as typeof import('node:os')).hostname();
 import { MemtierError } from '../core/errors.js';
 import { crashPoint } from './crash.js';
 
