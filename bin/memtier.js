@@ -6,7 +6,7 @@
 // (Node 20.19+, 22.12+, 24) loads it synchronously, without starting Node's async ESM loader,
 // which a cold call would pay for on every agent action (~8 ms). Older Nodes fall back to import().
 'use strict';
-const { writeSync } = require('node:fs');
+const { existsSync, writeSync } = require('node:fs');
 
 // Node 22.1+ caches compiled code between runs (every agent action is a cold process); a no-op on Node 20.
 require('node:module').enableCompileCache?.();
@@ -50,7 +50,7 @@ function entryFor(argv) {
     if (a.startsWith('-')) { if (VALUE_FLAGS.includes(a)) i++; continue; }
     if (!/^[a-z][a-z-]*$/.test(a)) break;
     const bundle = `${__dirname}/../dist/cli/${a}.js`;
-    return require('node:fs').existsSync(bundle) ? bundle : undefined;
+    return existsSync(bundle) ? bundle : undefined;
   }
   return undefined;
 }
