@@ -43,32 +43,56 @@ function syncOut(fd, stream) {
 // `memtier --root DIR wal …` names the command after DIR.
 const VALUE_FLAGS = ['--root', '--now'];
 
-/** dist/cli/NAME.js, the bundle of the command NAME (scripts/bundle.mjs), else the whole CLI in dist/lib/. */
-function entryFor(argv) {
+/** The command's name: the first word that is neither a flag nor a global flag's value. */
+function commandOf(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith('-')) { if (VALUE_FLAGS.includes(a)) i++; continue; }
-    if (!/^[a-z][a-z-]*$/.test(a)) break;
-    const bundle = `${__dirname}/../dist/cli/${a}.js`;
-    return existsSync(bundle) ? bundle : undefined;
+    return /^[a-z][a-z-]*$/.test(a) ? a : undefined;
   }
   return undefined;
 }
-const MAIN = entryFor(process.argv.slice(2)) ?? '../dist/lib/cli/main.js';
+const argv = process.argv.slice(2);
+const COMMAND = commandOf(argv);
 
-function load() {
+/** dist/cli/NAME.js, the bundle of the command NAME (scripts/bundle.mjs), else the whole CLI in dist/lib/. */
+function entryFor(name) {
+  const bundle = `${__dirname}/../dist/cli/${name}.js`;
+  return name && existsSync(bundle) ? bundle : '../dist/lib/cli/main.js';
+}
+
+function load(path) {
   try {
-    return Promise.resolve(require(MAIN));
+    return Promise.resolve(require(path));
   } catch (e) {
-    if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE') return import(MAIN);
+    if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE') return import(path);
     return Promise.reject(e);
   }
 }
 
+/**
+ * A search or recall goes to the root's `memtier watch` when one runs (lib/watch/client.ts): its
+ * index is warm and it needs no stat per file. Otherwise (or when it declines) the CLI runs it.
+ */
+function viaWatch() {
+  if (COMMAND !== 'search' && COMMAND !== 'recall') return Promise.resolve(undefined);
+  if (process.env.MEMTIER_WATCH === 'off') return Promise.resolve(undefined);
+  const bundle = `${__dirname}/../dist/cli/_client.js`;
+  return load(existsSync(bundle) ? bundle : '../dist/lib/watch/client.js')
+    .then(({ delegate }) => delegate(COMMAND, argv, process.env, process.cwd()));
+}
+
 const stdout = syncOut(1, () => process.stdout);
 const stderr = syncOut(2, () => process.stderr);
-load()
-  // stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
-  .then(({ main }) => main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdout, stderr, get stdin() { return process.stdin; } }))
+viaWatch()
+  .then((served) => {
+    if (served) {
+      stdout.write(served.out);
+      stderr.write(served.err);
+      return served.code;
+    }
+    // stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
+    return load(entryFor(COMMAND)).then(({ main }) => main({ argv, env: process.env, cwd: process.cwd(), stdout, stderr, get stdin() { return process.stdin; } }));
+  })
   .then((code) => { process.exitCode = code; })
   .catch((err) => { stderr.write(`memtier: internal error: ${err?.stack ?? err}\n`); process.exitCode = 2; });

@@ -10,7 +10,7 @@
 // dist/cli/NAME.js (ESM, through require(esm)) when it exists, else dist/lib/cli/main.js, which
 // stays the library, the help screens and the fallback.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,10 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(repo, 'dist', 'lib');
 const out = join(repo, 'dist', 'cli');
 
+// `watch` is a long-running server: it runs from dist/lib, so the commands it runs for the CLI
+// share its modules (its freshness source in search/cache.js); its start time does not matter.
 const commands = readdirSync(join(lib, 'commands'))
-  .filter((f) => f.endsWith('.js') && f !== 'index.js')
+  .filter((f) => f.endsWith('.js') && f !== 'index.js' && f !== 'watch.js')
   .map((f) => f.slice(0, -3));
 
 /**
@@ -69,5 +71,20 @@ const results = await Promise.all(commands.map((name) => build({
   logLevel: 'warning',
   metafile: true,
 })));
+// the client of `memtier watch`, loaded by bin/memtier.js before a search or recall (alone: small)
+results.push(await build({
+  entryPoints: [join(lib, 'watch', 'client.js')],
+  outfile: join(out, '_client.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  plugins: [builtins],
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+}));
+// a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself
+writeFileSync(join(repo, 'dist', 'build-id'), `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}\n`);
 const bytes = results.reduce((n, r) => n + Object.values(r.metafile.outputs).reduce((m, o) => m + o.bytes, 0), 0);
 if (!process.argv.includes('--quiet')) console.log(`bundled ${commands.length} commands into ${relative(repo, out)}/ (${Math.round(bytes / 1024)} KiB)`);

@@ -41,7 +41,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, re
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
-import { Doc, MemoryIndex, readAndIndex, STRIDE, type IndexView } from './corpus.js';
+import { Doc, MemoryIndex, readAndIndex, STRIDE, type FileRecord, type IndexView } from './corpus.js';
 import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 import { statMany } from './statmany.js';
@@ -59,9 +59,35 @@ export const RACY_MS = 1000;
 type DirRow = [dir: string, mtimeMs: number, subdirs: string[], first: number, count: number];
 export interface Manifest { v: number; tok: string; build: string; shards: number; N: number; totalLen: number; slots: number; nfiles: number; paths: string; dirs: DirRow[]; kinds: [FileInfo['kind'], FileInfo['tier']][] }
 /** files.bin, as typed-array views over one read. */
-interface FileTable { mtimeMs: Float64Array; size: Float64Array; unitsAt: Float64Array; n: Int32Array; len: Int32Array; info: Int32Array; entryLen: Int32Array }
+export interface FileTable { mtimeMs: Float64Array; size: Float64Array; unitsAt: Float64Array; n: Int32Array; len: Int32Array; info: Int32Array; entryLen: Int32Array }
 
 export class StaleBuildError extends Error {}
+
+/** A manifest with its file table and paths (openManifest). */
+export interface OpenManifest { m: Manifest; ft: FileTable; paths: string[] }
+
+/** What queries of one build can share in a long-running process: term shards and parsed entries. */
+export interface SharedBuild { build: string; shards: Map<number, Shard>; docs: Map<number, Doc[]>; slotFile?: Int32Array }
+
+/**
+ * Who knows what changed without a stat per file: `memtier watch` (lib/watch/fresh.ts) sets one
+ * for the root it serves. Without it (every CLI process), freshness is checkFreshness.
+ */
+export interface FreshnessSource {
+  readonly root: string;
+  /** The manifest (cached until manifest.json changes). */
+  manifest(open: () => OpenManifest | undefined): OpenManifest | undefined;
+  freshness(m: Manifest, ft: FileTable, paths: string[]): Freshness;
+  /** A changed file, read and indexed (cached until the file changes again). */
+  record(rel: string): FileRecord | undefined;
+  shared(build: string): SharedBuild;
+}
+
+let source: FreshnessSource | undefined;
+
+export function setFreshnessSource(s: FreshnessSource | undefined): void {
+  source = s;
+}
 
 /** The tokenizer's version and CJK configuration: an index built with another is rebuilt. */
 function tokenizerKey(): string {
@@ -369,7 +395,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units
 }
 
 /** One term shard, read whole into a Buffer; a term's postings are decoded only when asked. */
-class Shard {
+export class Shard {
   private readonly post: Int32Array;
   constructor(private readonly buf: Buffer) {
     const b = buf.byteOffset % 4 === 0 ? buf : Buffer.from(buf);
@@ -401,15 +427,17 @@ export class CachedIndex implements IndexView {
   slots: number;
   private readonly masked: Uint8Array;
   private readonly starts: Int32Array;
-  private slotFile?: Int32Array;
-  private readonly shardCache = new Map<number, Shard>();
+  private readonly shardCache: Map<number, Shard>;
   private readonly chunkCache = new Map<string, ArrayLike<number>[]>();
   private readonly dfCache = new Map<string, number>();
-  private readonly docsCache = new Map<number, Doc[]>();
+  private readonly docsCache: Map<number, Doc[]>;
   private readonly infos: (FileInfo | undefined)[] = [];
   private readonly base: number;
 
-  constructor(private readonly root: string, private readonly m: Manifest, private readonly ft: FileTable, basePaths: string[], masked: ArrayLike<number>, private readonly fresh: MemoryIndex) {
+  /** `shared`: caches of the build kept across queries by a long-running process (else this view's own). */
+  constructor(private readonly root: string, private readonly m: Manifest, private readonly ft: FileTable, basePaths: string[], masked: ArrayLike<number>, private readonly fresh: MemoryIndex, private readonly shared: SharedBuild = { build: m.build, shards: new Map(), docs: new Map() }) {
+    this.shardCache = shared.shards;
+    this.docsCache = shared.docs;
     this.base = m.nfiles;
     this.masked = new Uint8Array(this.base);
     this.starts = new Int32Array(this.base + fresh.paths.length);
@@ -440,14 +468,14 @@ export class CachedIndex implements IndexView {
 
   /** The file of each cached slot (built on first use). */
   private fileOfSlot(): Int32Array {
-    if (!this.slotFile) {
+    if (!this.shared.slotFile) {
       const sf = new Int32Array(this.m.slots);
       const n = this.ft.n;
       let s = 0;
       for (let f = 0; f < this.base; f++) { sf.fill(f, s, s + n[f]!); s += n[f]!; }
-      this.slotFile = sf;
+      this.shared.slotFile = sf;
     }
-    return this.slotFile;
+    return this.shared.slotFile;
   }
 
   postingChunks(term: string): ArrayLike<number>[] {
@@ -589,7 +617,7 @@ export function rebuildIndex(ctx: Ctx): MemoryIndex {
 }
 
 /** The manifest, its file table and paths, or undefined when missing, of another version, or its build vanished. */
-function openManifest(root: string): { m: Manifest; ft: FileTable; paths: string[] } | undefined {
+function openManifest(root: string): OpenManifest | undefined {
   const m = readManifest(root);
   if (!m) return undefined;
   const ft = readFileTable(root, m);
@@ -601,13 +629,14 @@ function openManifest(root: string): { m: Manifest; ft: FileTable; paths: string
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
 export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   applyTokenizerEnv(ctx.env);
-  const o = openManifest(ctx.root);
+  const src = source?.root === ctx.root ? source : undefined;
+  const o = src ? src.manifest(() => openManifest(ctx.root)) : openManifest(ctx.root);
   if (!o) {
     const scan = scanFiles(ctx.root);
     if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
     return buildFrom(ctx, scan);
   }
-  const fr = checkFreshness(ctx.root, o.m, o.ft, o.paths, ctx.env);
+  const fr = src ? src.freshness(o.m, o.ft, o.paths) : checkFreshness(ctx.root, o.m, o.ft, o.paths, ctx.env);
   if (report) Object.assign(report, { mode: 'cache', changed: fr.changed.length + fr.gone, files: fr.files });
   if (fr.changed.length + fr.gone > REBUILD_AT || fr.bytes > REBUILD_BYTES) {
     if (report) report.mode = 'built';
@@ -615,10 +644,10 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   }
   const fresh = new MemoryIndex();
   for (const p of fr.changed) {
-    const rec = readAndIndex(ctx.root, p);
+    const rec = src ? src.record(p) : readAndIndex(ctx.root, p);
     if (rec) fresh.add(rec);
   }
-  return new CachedIndex(ctx.root, o.m, o.ft, o.paths, fr.masked, fresh);
+  return new CachedIndex(ctx.root, o.m, o.ft, o.paths, fr.masked, fresh, src?.shared(o.m.build));
 }
 
 /** Remove the cache (it is rebuilt by the next search). */

@@ -1,0 +1,128 @@
+/**
+ * `memtier watch`: a long-running server for one memory that keeps its index warm and its
+ * folders watched, and answers the CLI's `search` and `recall` (lib/watch/). Optional: without
+ * it every call stats every file (never stale either way).
+ *
+ * The one command that owns a process for long: it handles SIGINT and SIGTERM itself (cleanly
+ * removing its socket and announcement) and, with --detach, starts itself in the background.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, closeSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import { flagBool, flagNumber } from '../cli/spec.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
+import { ask, startServer, type ServerStatus } from '../watch/server.js';
+
+export const WATCH_LOG = '.memtier/watch.log';
+
+function binPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const p = join(dir, 'bin', 'memtier.js');
+    if (existsSync(p)) return p;
+    dir = dirname(dir);
+  }
+  throw new MemtierError('cannot find bin/memtier.js to start the server', { code: 'internal' });
+}
+
+async function running(root: string): Promise<{ info: WatchInfo; status: ServerStatus } | undefined> {
+  const info = readWatchInfo(root);
+  if (!info) return undefined;
+  const r = await ask(info.socket, { op: 'status' }, 1500);
+  return r && r.ok && 'status' in r ? { info, status: r.status as ServerStatus } : undefined;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function describe(s: ServerStatus): string {
+  const t = s.tree;
+  return [
+    `memtier watch is running for ${s.root} (pid ${s.pid}, since ${s.started})`,
+    `  watching ${t.files} files in ${t.folders} folders; ${s.requests} requests served, ${s.declined} declined`,
+    `  ${t.events} events, ${t.rescans} full rescans${t.lastRescan ? ` (last: ${t.lastRescan})` : ''}${t.trusted ? '' : '; events are not trusted on this platform: every request rescans'}`,
+  ].join('\n');
+}
+
+async function stop(ctx: Ctx, waitMs: number): Promise<CommandResult> {
+  const r = await running(ctx.root);
+  if (!r) return { text: `memtier watch is not running for ${ctx.root}`, json: { ok: true, running: false }, exitCode: 1 };
+  await ask(r.info.socket, { op: 'stop' }, 2000);
+  const deadline = Date.now() + waitMs;
+  while (readWatchInfo(ctx.root)?.pid === r.info.pid && Date.now() < deadline) await sleep(50);
+  if (readWatchInfo(ctx.root)?.pid === r.info.pid) throw new MemtierError(`memtier watch (pid ${r.info.pid}) did not stop within ${waitMs} ms`, { code: 'watch-stop', file: WATCH_FILE });
+  return { text: `stopped memtier watch (pid ${r.info.pid})`, json: { ok: true, running: false, stopped: r.info.pid } };
+}
+
+async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
+  const r = await running(ctx.root);
+  if (r) return { text: `memtier watch is already running (pid ${r.info.pid})`, json: { ok: true, running: true, pid: r.info.pid, already: true } };
+  mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
+  const log = openSync(join(ctx.root, WATCH_LOG), 'a');
+  let pid: number | undefined;
+  try {
+    const child = spawn(process.execPath, [binPath(), 'watch', '--root', ctx.root], { detached: true, stdio: ['ignore', log, log], env: ctx.env, cwd: ctx.root });
+    pid = child.pid;
+    child.unref();
+  } finally {
+    closeSync(log);
+  }
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    const up = await running(ctx.root);
+    if (up && up.info.pid === pid) return { text: `memtier watch started (pid ${pid}); log: ${WATCH_LOG}`, json: { ok: true, running: true, pid, log: WATCH_LOG } };
+    await sleep(100);
+  }
+  throw new MemtierError(`memtier watch (pid ${pid}) did not start within ${waitMs} ms`, { code: 'watch-start', file: WATCH_LOG, hint: `see ${WATCH_LOG}; a large memory's first index build can take longer (--wait MS)` });
+}
+
+export const command: CommandSpec = {
+  name: 'watch',
+  summary: 'serve search and recall from a warm index, with the memory watched',
+  usage: ['watch [--detach] [--wait MS]', 'watch --status', 'watch --stop'],
+  description: [
+    'Runs a server for one memory root: it watches every memory folder (inotify), keeps the index cache warm, and',
+    'answers the `search` and `recall` calls of every memtier process on that root over a unix socket, so a cold call',
+    'costs little more than starting Node. Each answer is exactly what the CLI would print, and never stale: before',
+    'each request the server writes a cookie file and waits for its event, so every edit made before the call is seen.',
+    'Without a server the CLI does the work itself (stat of every file); a dead or hung server is bypassed.',
+    'Foreground by default (Ctrl-C or SIGTERM stops it); --detach starts it in the background, logging to',
+    `${WATCH_LOG}. The server is announced in ${WATCH_FILE}. MEMTIER_WATCH=off makes the CLI ignore it;`,
+    'MEMTIER_WATCH=require makes a call fail (exit 2) instead of running without it.',
+    'Exit codes: 0 ok; 1 --status/--stop found no server; 2 error (another server runs, cannot watch).',
+  ].join('\n'),
+  flags: [
+    { name: 'detach', type: 'boolean', description: 'start in the background and return once it answers' },
+    { name: 'status', type: 'boolean', description: 'is a server running for this root, and what it watches' },
+    { name: 'stop', type: 'boolean', description: 'stop the running server' },
+    { name: 'wait', type: 'number', value: 'MS', description: 'how long --detach / --stop wait', default: 60000 },
+  ],
+  examples: ['memtier watch --detach', 'memtier watch --status --json', 'memtier watch --stop'],
+  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const modes = ['detach', 'status', 'stop'].filter((m) => flagBool(args, m));
+    if (modes.length > 1) throw new UsageError(`watch: choose one of --${modes.join(', --')}`);
+    const waitMs = flagNumber(args, 'wait') ?? 60_000;
+    if (flagBool(args, 'status')) {
+      const r = await running(ctx.root);
+      if (!r) return { text: `memtier watch is not running for ${ctx.root}`, json: { ok: true, running: false }, exitCode: 1 };
+      return { text: describe(r.status), json: { ok: true, running: true, ...r.status } };
+    }
+    if (flagBool(args, 'stop')) return stop(ctx, waitMs);
+    if (flagBool(args, 'detach')) return detach(ctx, waitMs);
+
+    const { main } = await import('../cli/main.js');
+    const server = await startServer(ctx, main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined });
+    const onSignal = (): void => { void server.close(); };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    ctx.log.info(`memtier watch: serving ${ctx.root} (pid ${process.pid}, ${server.status().tree.files} files); Ctrl-C stops`);
+    await server.closed;
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const s = server.status();
+    return { text: `memtier watch stopped after ${s.requests} requests`, json: { ok: true, stopped: true, requests: s.requests, declined: s.declined } };
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * What `memtier watch` and the CLI agree on: where the server of a memory root is announced
+ * (.memtier/watch.json), its socket, the build both must come from, and the messages.
+ *
+ * One request per connection, each a line of JSON: the client sends a request, the server answers
+ * `A` at once (accepted: it is alive and will run it), then one reply line, then closes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const WATCH_FILE = '.memtier/watch.json';
+
+/** Commands a server runs on behalf of the CLI (the per-turn reads of an agent). */
+export const SERVED_COMMANDS = new Set(['search', 'recall']);
+
+/**
+ * Environment variables that set process-wide state in the server (the tokenizer's CJK mode, the
+ * local time zone): a request whose values differ is declined and runs in the CLI's own process.
+ */
+export const PROCESS_ENV = ['MEMTIER_CJK', 'TZ'] as const;
+
+export interface WatchInfo {
+  pid: number;
+  socket: string;
+  /** The build the server runs (buildId()). */
+  build: string;
+  version: string;
+  root: string;
+  started: string;
+}
+
+export interface RunRequest { op: 'run'; build: string; command: string; argv: string[]; env: Record<string, string>; cwd: string }
+export interface StatusRequest { op: 'status' }
+export interface StopRequest { op: 'stop' }
+export type Request = RunRequest | StatusRequest | StopRequest;
+
+export type Reply =
+  | { ok: true; code: number; out: string; err: string }
+  | { ok: true; status: unknown }
+  | { ok: false; decline: string };
+
+/** A unix socket path must fit in sun_path (108 bytes on Linux, 104 on macOS). */
+export const MAX_SOCKET_PATH = 100;
+
+/** The socket of `root`'s server: .memtier/watch.sock, or under the temp folder when that path is too long. */
+export function socketPath(root: string, tmp: () => string, hash: (s: string) => string): string {
+  const own = join(root, '.memtier', 'watch.sock');
+  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
+  return join(tmp(), `memtier-${hash(root)}.sock`);
+}
+
+export function readWatchInfo(root: string): WatchInfo | undefined {
+  let text: string;
+  try { text = readFileSync(join(root, WATCH_FILE), 'utf8'); } catch { return undefined; }
+  try {
+    const w = JSON.parse(text) as WatchInfo;
+    return typeof w.pid === 'number' && typeof w.socket === 'string' && typeof w.build === 'string' ? w : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let cachedBuild: string | undefined;
+
+/**
+ * The build this code comes from: dist/build-id, written by scripts/bundle.mjs on every build, so
+ * a server started before `npm run build` never answers for newer code. 'unknown' when missing.
+ */
+export function buildId(): string {
+  if (cachedBuild !== undefined) return cachedBuild;
+  cachedBuild = 'unknown';
+  // dist/cli/_client.js, dist/lib/watch/protocol.js, lib/watch/protocol.ts (tests)
+  for (const up of ['../build-id', '../../build-id', '../../dist/build-id']) {
+    try {
+      cachedBuild = readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8').trim() || 'unknown';
+      break;
+    } catch { /* next */ }
+  }
+  return cachedBuild;
+}

@@ -1,0 +1,212 @@
+/**
+ * `memtier watch`'s server: keeps a memory's index warm and its files watched (tree.ts), and runs
+ * the CLI's searches and recalls for it over a unix socket (protocol.ts), each after the cookie
+ * handshake, through the same main() a CLI process runs: the output is the one the CLI would print.
+ *
+ * Requests run one at a time, in order. A client that gave up (closed its socket) before its turn
+ * is skipped, so a request runs at most once. Startup is serialized by the memory's write lock, so
+ * two servers never both announce themselves for one root.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MainParams } from '../cli/main.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+import { setFreshnessSource } from '../search/cache.js';
+import { acquireLock } from '../store/lock.js';
+import { WatchedFreshness } from './fresh.js';
+import { buildId, PROCESS_ENV, readWatchInfo, socketPath, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { WatchedTree, type TreeStatus } from './tree.js';
+
+export interface ServerStatus {
+  pid: number;
+  root: string;
+  socket: string;
+  build: string;
+  started: string;
+  requests: number;
+  declined: number;
+  tree: TreeStatus;
+}
+
+export interface WatchServer {
+  info: WatchInfo;
+  status(): ServerStatus;
+  /** Stop listening, unwatch, remove the announcement; resolves when done. */
+  close(): Promise<void>;
+  /** Resolves when the server stopped (close(), or a stop request). */
+  closed: Promise<void>;
+}
+
+type Main = (p: MainParams) => Promise<number>;
+
+/** Ask the server at `socket` something; undefined when nobody answers within timeoutMs. */
+export function ask(socket: string, req: Request, timeoutMs = 2000): Promise<Reply | undefined> {
+  return new Promise((resolve) => {
+    let buf = '';
+    let done = false;
+    const finish = (r: Reply | undefined): void => { if (!done) { done = true; clearTimeout(timer); s.destroy(); resolve(r); } };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const s = connect(socket);
+    s.on('error', () => finish(undefined));
+    s.on('connect', () => s.write(JSON.stringify(req) + '\n'));
+    s.on('data', (d) => {
+      buf += d.toString('utf8');
+      const lines = buf.split('\n');
+      for (const l of lines.slice(0, -1)) if (l !== 'A') { try { finish(JSON.parse(l) as Reply); } catch { finish(undefined); } }
+    });
+    s.on('close', () => finish(undefined));
+  });
+}
+
+function hash(s: string): string {
+  return createHash('sha256').update(s).digest('hex').slice(0, 16);
+}
+
+export function serverSocketPath(root: string): string {
+  return socketPath(root, () => {
+    const dir = join(tmpdir(), `memtier-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }, hash);
+}
+
+/**
+ * A few searches before announcing, with words of MEMORY.md: the first requests of a fresh server
+ * would otherwise run unoptimized code (measured 40–60 ms against 5 ms once warm at 10k notes).
+ */
+async function warmUp(ctx: Ctx, main: Main): Promise<void> {
+  let text = '';
+  try { text = readFileSync(join(ctx.root, 'MEMORY.md'), 'utf8').slice(0, 20_000); } catch { return; }
+  const words = [...new Set(text.toLowerCase().match(/\p{L}{4,}/gu) ?? [])].slice(0, 40);
+  const sink = { write: (): boolean => true, isTTY: false };
+  for (let i = 0; i + 1 < words.length; i += 2) {
+    await main({ argv: ['search', `${words[i]} ${words[i + 1]}`, '--root', ctx.root, '--json'], env: ctx.env, cwd: ctx.root, stdout: sink, stderr: sink });
+  }
+}
+
+export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number } = {}): Promise<WatchServer> {
+  const root = ctx.root;
+  const tree = new WatchedTree(root, opts);
+  const build = buildId();
+  const socket = serverSocketPath(root);
+  const version = ctx.env.npm_package_version ?? '';
+  let server: Server | undefined;
+
+  // one server per root: check and announce under the memory's lock
+  const prior = readWatchInfo(root);
+  if (prior && (await ask(prior.socket, { op: 'status' }, 1000))) {
+    throw new MemtierError(`memtier watch is already running for ${root} (pid ${prior.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
+  }
+  try {
+    tree.start();
+  } catch (e) {
+    tree.close();
+    throw new MemtierError(`cannot watch the memory: ${(e as Error).message}`, { code: 'watch-failed', file: root, cause: e });
+  }
+  const fresh = new WatchedFreshness(tree);
+  setFreshnessSource(fresh);
+  // warm the index (builds the cache when there is none) before announcing
+  const { loadIndex } = await import('../search/search.js');
+  await loadIndex(ctx);
+
+  await warmUp(ctx, main);
+
+  const started = ctx.clock.now().toISOString();
+  const info: WatchInfo = { pid: process.pid, socket, build, version, root, started };
+  const stats = { requests: 0, declined: 0 };
+  const trace = ctx.env.MEMTIER_WATCH_TRACE === '1';
+  let queue: Promise<void> = Promise.resolve();
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => { resolveClosed = r; });
+  let closing: Promise<void> | undefined;
+
+  const status = (): ServerStatus => ({ pid: process.pid, root, socket, build, started, ...stats, tree: tree.status() });
+
+  const run = async (s: Socket, req: RunRequest): Promise<Reply> => {
+    if (req.build !== build) return { ok: false, decline: `the server runs build ${build}, the client ${req.build}` };
+    for (const k of PROCESS_ENV) if ((req.env[k] ?? '') !== (ctx.env[k] ?? '')) return { ok: false, decline: `${k} differs from the server's` };
+    if (!SERVED_COMMANDS.has(req.command)) return { ok: false, decline: `${req.command} is not a served command` };
+    const t0 = performance.now();
+    await tree.sync();
+    if (s.destroyed) return { ok: false, decline: 'the client left' };
+    const t1 = performance.now();
+    let out = '';
+    let err = '';
+    const code = await main({ argv: req.argv, env: req.env, cwd: req.cwd, stdout: { write: (t: string) => { out += t; return true; }, isTTY: false }, stderr: { write: (t: string) => { err += t; return true; }, isTTY: false } });
+    if (trace) ctx.log.warn(`served ${req.command}: sync ${(t1 - t0).toFixed(1)} ms, run ${(performance.now() - t1).toFixed(1)} ms`);
+    // a search of another root is answered correctly too, but without the watched freshness (main resolved that root itself)
+    return { ok: true, code, out, err };
+  };
+
+  const handle = (s: Socket, line: string): void => {
+    let req: Request;
+    try { req = JSON.parse(line) as Request; } catch { s.end(JSON.stringify({ ok: false, decline: 'bad request' } satisfies Reply) + '\n'); return; }
+    s.write('A\n');
+    queue = queue.then(async () => {
+      if (s.destroyed) return;
+      let reply: Reply;
+      try {
+        if (req.op === 'status') reply = { ok: true, status: status() };
+        else if (req.op === 'stop') { reply = { ok: true, status: status() }; setImmediate(() => void close()); }
+        else {
+          reply = await run(s, req);
+          if ('code' in reply) stats.requests++; else stats.declined++;
+        }
+      } catch (e) {
+        reply = { ok: false, decline: `server error: ${(e as Error).message}` };
+        stats.declined++;
+      }
+      if (!s.destroyed) s.end(JSON.stringify(reply) + '\n');
+    });
+  };
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      setFreshnessSource(undefined);
+      tree.close();
+      await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+      await queue.catch(() => undefined);
+      if (readWatchInfo(root)?.pid === process.pid) rmSync(join(root, WATCH_FILE), { force: true });
+      try { unlinkSync(socket); } catch { /* gone */ }
+      resolveClosed();
+    })();
+    return closing;
+  };
+
+  const lock = acquireLock(root, ctx.env);
+  try {
+    const again = readWatchInfo(root);
+    if (again && again.pid !== process.pid && (await ask(again.socket, { op: 'status' }, 1000))) {
+      throw new MemtierError(`memtier watch is already running for ${root} (pid ${again.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
+    }
+    try { unlinkSync(socket); } catch { /* no stale socket */ }
+    server = createServer((s) => {
+      let buf = '';
+      s.on('error', () => s.destroy());
+      s.on('data', (d) => {
+        buf += d.toString('utf8');
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) { s.removeAllListeners('data'); handle(s, buf.slice(0, nl)); }
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(socket, () => { server!.off('error', reject); resolve(); });
+    });
+    const tmp = join(root, `${WATCH_FILE}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n');
+    renameSync(tmp, join(root, WATCH_FILE));
+  } catch (e) {
+    tree.close();
+    setFreshnessSource(undefined);
+    server?.close();
+    throw e;
+  } finally {
+    lock.release();
+  }
+  return { info, status, close, closed };
+}
