@@ -12,12 +12,15 @@
  * - peak RSS of a cold search process;
  * - one statSync per memory file in a fresh process (the floor of the never-stale check);
  * - ripgrep's unranked scan of the same tree (`rg -c -i WORD`, first word of each query),
- *   interleaved with the cold searches, when `rg` is installed (reported as null otherwise).
+ *   interleaved with the cold searches, when `rg` is installed (reported as null otherwise);
+ * - then the same with `memtier watch` running (`watch` in the report): its start, cold searches
+ *   it answers (again interleaved with bare node and rg), an append seen by the next search
+ *   process, and the server's peak RSS. The first part runs with MEMTIER_WATCH=off.
  * The index is built RACY_MS after the memory is generated: a folder modified within that window
  * of a build is listed again by every query (see cache.ts), which a real memory never is.
  */
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +159,74 @@ export interface PerfReport {
   ripgrepMs: number | null;
   /** The freshness floor: one statSync per memory file in a fresh process (median), without node's start. */
   statAllMs: number;
+  /** The same cold calls answered by a running `memtier watch` (interleaved with their own bare-node and rg runs). */
+  watch: WatchPerf;
+}
+
+export interface WatchPerf {
+  /** From spawn until it answers (index already built). */
+  startMs: number;
+  bareNodeMs: number;
+  coldSearchMs: number;
+  coldSearchRatio: number;
+  ripgrepMs: number | null;
+  /** Append to a file, then a new `memtier search` process finds it (whole process). */
+  editReflectMs: number;
+  /** Peak RSS of the server. */
+  serverPeakRssMb: number;
+}
+
+/** Peak RSS (VmHWM) of a live process in MB, from /proc (0 elsewhere). */
+function peakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? r1(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Start `memtier watch` on dir, measure cold calls through it, stop it. */
+async function measureWatch(bin: string, dir: string, env: NodeJS.ProcessEnv, runs: number, queries: string[], rg: boolean): Promise<WatchPerf> {
+  const t0 = performance.now();
+  const server = spawn(process.execPath, [bin, 'watch', '--root', dir], { env, stdio: 'ignore' });
+  try {
+    const wenv = { ...env, MEMTIER_WATCH: 'require' };
+    for (;;) {
+      if (server.exitCode !== null) throw new UsageError(`memtier watch exited (${server.exitCode}) in the perf memory`);
+      if (existsSync(join(dir, '.memtier', 'watch.json')) && timed([bin, 'search', 'warmup', '--root', dir, '--json'], wenv).code === 0) break;
+      if (performance.now() - t0 > 120_000) throw new UsageError('memtier watch did not start within 2 minutes');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const startMs = performance.now() - t0;
+    const bareRuns: number[] = [];
+    const cold: number[] = [];
+    const rgRuns: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      bareRuns.push(timed(['-e', ''], env).ms);
+      const r = timed([bin, 'search', queries[i % queries.length]!, '--root', dir, '--json'], wenv);
+      if (r.code !== 0) throw new UsageError(`memtier search through memtier watch failed (exit ${r.code})`);
+      cold.push(r.ms);
+      if (rg) {
+        const t = performance.now();
+        spawnSync('rg', ['-c', '-i', '--no-messages', '--', queries[i % queries.length]!.split(' ')[0]!, dir], { env, maxBuffer: 64 * 1024 * 1024 });
+        rgRuns.push(performance.now() - t);
+      }
+    }
+    const te = performance.now();
+    appendFileSync(join(dir, 'memory/episodic/2023-01-06.md'), '- 23:59 [EVENT] quetzal lemonade incident ^perfedit2\n');
+    const edit = timed([bin, 'search', 'quetzal lemonade', '--root', dir, '--json', '--k', '1'], wenv);
+    const editMs = edit.out.includes('perfedit2') ? performance.now() - te : -1;
+    const bare = median(bareRuns);
+    const coldMs = median(cold);
+    return {
+      startMs: r1(startMs), bareNodeMs: r1(bare), coldSearchMs: r1(coldMs), coldSearchRatio: Math.round((coldMs / bare) * 100) / 100,
+      ripgrepMs: rg ? r1(median(rgRuns)) : null, editReflectMs: r1(editMs), serverPeakRssMb: server.pid ? peakRssMb(server.pid) : 0,
+    };
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => (server.exitCode !== null ? r(0) : server.once('exit', r)));
+  }
 }
 
 function hasRipgrep(env: NodeJS.ProcessEnv): boolean {
@@ -165,7 +236,8 @@ function hasRipgrep(env: NodeJS.ProcessEnv): boolean {
 
 export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: string }): Promise<PerfReport> {
   const dir = o.dir ? resolve(ctx.cwd, o.dir) : mkdtempSync(join(tmpdir(), 'memtier-perf-'));
-  const env: NodeJS.ProcessEnv = { PATH: ctx.env.PATH, HOME: ctx.env.HOME ?? tmpdir(), MEMTIER_NOW: '2026-05-15T14:30:00Z', MEMTIER_TZ: 'UTC' };
+  // MEMTIER_WATCH=off: the cold calls run without a server (measureWatch runs them with one)
+  const env: NodeJS.ProcessEnv = { PATH: ctx.env.PATH, HOME: ctx.env.HOME ?? tmpdir(), MEMTIER_NOW: '2026-05-15T14:30:00Z', MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
   try {
     mkdirSync(dir, { recursive: true });
     ctx.log.info(`generating ${o.notes} notes in ${dir}`);
@@ -229,6 +301,9 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     while (!found && performance.now() - t0 < 10_000) found = (await searchDetailed(sctx, 'zanzibar marmalade', { k: 1 })).results[0]?.id === 'perfedit1';
     const edit = performance.now() - t0;
     const coldMs = median(cold);
+    ctx.log.info('measuring with memtier watch');
+    const { MEMTIER_WATCH: _off, ...serverEnv } = env;
+    const watch = await measureWatch(bin, dir, serverEnv, o.runs, queries, rg);
     return {
       notes: o.notes, files: stats.files, bytes: stats.bytes, entries: stats.entries, runs: o.runs,
       bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024),
@@ -236,6 +311,7 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
       warmQueryMs: Math.round(median(warm) * 100) / 100, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
       ripgrepMs: rg ? r1(median(rgRuns)) : null,
       statAllMs: r1(median(statRuns)),
+      watch,
     };
   } finally {
     if (!o.dir) rmSync(dir, { recursive: true, force: true });
@@ -261,6 +337,10 @@ export const bench: BenchSpec = {
       `one-file edit visible  ${rep.editReflectMs} ms`,
       `stat every file        ${rep.statAllMs} ms in a fresh process (the never-stale check's floor, node start excluded)`,
       rep.ripgrepMs === null ? 'ripgrep                not installed (no unranked-scan comparison)' : `ripgrep unranked scan  ${rep.ripgrepMs} ms (cold search = ${Math.round((rep.coldSearchMs / rep.ripgrepMs) * 100) / 100}× rg)`,
+      'with memtier watch running (its own interleaved runs):',
+      `  cold search (process)  ${rep.watch.coldSearchMs} ms = ${rep.watch.coldSearchRatio}× bare node (${rep.watch.bareNodeMs} ms)${rep.watch.ripgrepMs === null ? '' : ` = ${Math.round((rep.watch.coldSearchMs / rep.watch.ripgrepMs) * 100) / 100}× rg (${rep.watch.ripgrepMs} ms)`}`,
+      `  one-file edit visible  ${rep.watch.editReflectMs} ms (append, then a new search process)`,
+      `  server start ${rep.watch.startMs} ms, peak RSS ${rep.watch.serverPeakRssMb} MB`,
     ].join('\n');
     return { text, json: rep };
   },

@@ -2,7 +2,7 @@
  * bench perf on a tiny synthetic memory (spawns the COMPILED binary: run `npx tsc -p .` first).
  * No timing assertions: only that every figure is measured and the generator is deterministic.
  */
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,5 +37,9 @@ describe('bench perf', () => {
       expect(rep[k], k).toBeGreaterThan(0);
     }
     expect(rep.files).toBe(61);
+    for (const k of ['startMs', 'bareNodeMs', 'coldSearchMs', 'editReflectMs', 'serverPeakRssMb'] as const) {
+      expect(rep.watch[k], `watch.${k}`).toBeGreaterThan(0);
+    }
+    expect(existsSync(join(dir, 'mem', '.memtier', 'watch.json'))).toBe(false); // the server was stopped
   });
 });
