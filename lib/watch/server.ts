@@ -43,6 +43,9 @@ export interface WatchServer {
 
 type Main = (p: MainParams) => Promise<number>;
 
+/** How often a server checks that it is still the one announced in .memtier/watch.json. */
+export const ORPHAN_CHECK_MS = 5000;
+
 /** Ask the server at `socket` something; undefined when nobody answers within timeoutMs. */
 export function ask(socket: string, req: Request, timeoutMs = 2000): Promise<Reply | undefined> {
   return new Promise((resolve) => {
@@ -164,8 +167,10 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     });
   };
 
+  let orphanCheck: ReturnType<typeof setInterval> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(orphanCheck);
       setFreshnessSource(undefined);
       tree.close();
       await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
@@ -208,5 +213,12 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   } finally {
     lock.release();
   }
+  // stop when no longer announced (.memtier removed, or the memory itself): nobody can find it
+  orphanCheck = setInterval(() => {
+    if (readWatchInfo(root)?.pid !== process.pid) {
+      ctx.log.warn(`${WATCH_FILE} no longer names this server; stopping`);
+      void close();
+    }
+  }, ORPHAN_CHECK_MS);
   return { info, status, close, closed };
 }

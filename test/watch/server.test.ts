@@ -142,6 +142,16 @@ describe('memtier watch', () => {
     expect(runBin(['watch', '--status', '--root', root], { env: ENV }).code).toBe(1);
   });
 
+  it('a server whose announcement is gone (.memtier deleted) stops by itself', async () => {
+    const root = memory();
+    const s = await serve(root);
+    rmSync(join(root, '.memtier'), { recursive: true, force: true });
+    const code = await new Promise((r) => (s.exitCode !== null ? r(s.exitCode) : s.once('exit', (c) => r(c))));
+    expect(code).toBe(0);
+    // and the CLI works alone
+    expect(runBin(['search', 'deploy', '--root', root], { env: ENV }).code).toBe(0);
+  }, 20_000);
+
   it('a server of another build, or with another CJK mode, declines; the CLI runs the call itself', async () => {
     const root = memory();
     await serve(root);
