@@ -7,10 +7,17 @@
  * MEMTIER_WATCH: `off` never asks a server; `require` fails (exit 2) instead of running locally
  * when no server answers (tests, and users who want to know).
  */
+import { readFileSync } from 'node:fs';
 import { resolveRoot } from '../core/root.js';
 import { buildId, readWatchInfo, SERVED_COMMANDS, type Reply, type RunRequest } from './protocol.js';
 
 export interface Delegated { code: number; out: string; err: string }
+
+/** Standard input read for a request (`recall --messages -`), for the CLI to use when it runs the call itself. */
+let stdinText: string | undefined;
+export function consumedStdin(): string | undefined {
+  return stdinText;
+}
 
 /** How long a server may take to accept a request before the CLI runs it itself. */
 const ACCEPT_MS = 1000;
@@ -35,8 +42,10 @@ function rootOf(argv: string[], env: NodeJS.ProcessEnv, cwd: string): string {
 export async function delegate(command: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Delegated | undefined> {
   const mode = env.MEMTIER_WATCH;
   if (mode === 'off' || !SERVED_COMMANDS.has(command)) return undefined;
-  // stdin is the CLI's own; help needs no memory
-  if (argv.includes('-') || argv.includes('--help') || argv.includes('-h')) return undefined;
+  if (argv.includes('--help') || argv.includes('-h')) return undefined; // help needs no memory
+  const dash = argv.indexOf('-');
+  const wantsStdin = dash > 0 && argv[dash - 1] === '--messages' || argv.includes('--messages=-');
+  if (dash >= 0 && !wantsStdin) return undefined;
   const required = (why: string): Delegated | undefined =>
     mode === 'require' ? { code: 2, out: '', err: `memtier: MEMTIER_WATCH=require, but ${why}\n  fix: start "memtier watch" for this memory, or unset MEMTIER_WATCH\n` } : undefined;
   const root = rootOf(argv, env, cwd);
@@ -47,6 +56,8 @@ export async function delegate(command: string, argv: string[], env: NodeJS.Proc
   const penv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) penv[k] = v;
   const req: RunRequest = { op: 'run', build, command, argv, env: penv, cwd };
+  // `recall --messages -`: the server cannot read this process's stdin, so it travels with the request
+  if (wantsStdin) req.stdin = stdinText = readFileSync(0, 'utf8');
   const reply = await exchange(info.socket, req);
   if (!reply) return required(`the memtier watch of ${root} (pid ${info.pid}) does not answer`);
   if (!reply.ok) return required(`the memtier watch of ${root} declined: ${reply.decline}`);

@@ -30,7 +30,7 @@ export interface WatchInfo {
   started: string;
 }
 
-export interface RunRequest { op: 'run'; build: string; command: string; argv: string[]; env: Record<string, string>; cwd: string }
+export interface RunRequest { op: 'run'; build: string; command: string; argv: string[]; env: Record<string, string>; cwd: string; /** Standard input, for `--messages -`. */ stdin?: string }
 export interface StatusRequest { op: 'status' }
 export interface StopRequest { op: 'stop' }
 export type Request = RunRequest | StatusRequest | StopRequest;

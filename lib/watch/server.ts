@@ -65,6 +65,11 @@ export function ask(socket: string, req: Request, timeoutMs = 2000): Promise<Rep
   });
 }
 
+/** A string as the standard input main() reads (readStdin iterates it). */
+function textStream(text: string): NodeJS.ReadableStream {
+  return { async *[Symbol.asyncIterator]() { yield Buffer.from(text, 'utf8'); } } as unknown as NodeJS.ReadableStream;
+}
+
 function hash(s: string): string {
   return createHash('sha256').update(s).digest('hex').slice(0, 16);
 }
@@ -139,7 +144,8 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     const t1 = performance.now();
     let out = '';
     let err = '';
-    const code = await main({ argv: req.argv, env: req.env, cwd: req.cwd, stdout: { write: (t: string) => { out += t; return true; }, isTTY: false }, stderr: { write: (t: string) => { err += t; return true; }, isTTY: false } });
+    const stdin = req.stdin === undefined ? undefined : textStream(req.stdin);
+    const code = await main({ argv: req.argv, env: req.env, cwd: req.cwd, ...(stdin ? { stdin } : {}), stdout: { write: (t: string) => { out += t; return true; }, isTTY: false }, stderr: { write: (t: string) => { err += t; return true; }, isTTY: false } });
     if (trace) ctx.log.warn(`served ${req.command}: sync ${(t1 - t0).toFixed(1)} ms, run ${(performance.now() - t1).toFixed(1)} ms`);
     // a search of another root is answered correctly too, but without the watched freshness (main resolved that root itself)
     return { ok: true, code, out, err };

@@ -93,6 +93,24 @@ describe('memtier watch', () => {
     expect(viaWatch(['search', 'marmot', '--json', '--k', '50'], root)).toEqual(local(['search', 'marmot', '--json', '--k', '50'], root));
   });
 
+  it('recall --messages - sends its standard input along; a declined call still gets it', async () => {
+    const root = memory();
+    const copy = tmpTree();
+    roots.push(copy);
+    cpSync(root, copy, { recursive: true });
+    await serve(root);
+    const input = JSON.stringify([{ role: 'user', content: 'who runs the billing team?' }]);
+    const args = ['recall', '--messages', '-', '--json'];
+    const a = runBin([...args, '--root', root], { env: { ...ENV, MEMTIER_WATCH: 'require' }, input });
+    expect(a.code).toBe(0);
+    expect(a.stdout).toContain('memory/semantic/people.md');
+    expect(a).toEqual(runBin([...args, '--root', copy], { env: { ...ENV, MEMTIER_WATCH: 'off' }, input }));
+    // declined (another CJK mode): the CLI runs it itself with the input the client already read
+    const d = runBin([...args, '--root', root], { env: { ...ENV, MEMTIER_CJK: 'bigram' }, input });
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain('memory/semantic/people.md');
+  });
+
   it('concurrent calls are all served, each with its own answer', async () => {
     const root = memory();
     await serve(root);
