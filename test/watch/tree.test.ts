@@ -64,6 +64,10 @@ describe('watched tree', () => {
       ['delete a file', () => unlinkSync(join(root, 'memory/episodic/2026-05-03.md')), 'quokka', false],
       ['remove a folder tree', () => rmSync(join(root, 'memory/semantic/deep'), { recursive: true }), 'platypus', false],
       ['re-create it with other content', () => { mkdirSync(join(root, 'memory/semantic/deep')); writeFileSync(join(root, 'memory/semantic/deep/y.md'), '# Y\nplatypus again\n'); }, 'platypus', true],
+      ['rename a folder with its files', () => renameSync(join(root, 'memory/semantic/deep'), join(root, 'knowledge/deeper')), 'platypus', true],
+      ['a file appended in the renamed folder', () => appendFileSync(join(root, 'knowledge/deeper/y.md'), 'bilby too\n'), 'bilby', true],
+      ['a folder moved out of the memory', () => renameSync(join(root, 'knowledge/deeper'), join(root, 'outside')), 'platypus', false],
+      ['and moved back in', () => renameSync(join(root, 'outside'), join(root, 'memory/back')), 'bilby', true],
       ['a root file', () => appendFileSync(join(root, 'MEMORY.md'), '- [Zebra](memory/semantic/zebra.md) — zebra crossing\n'), 'zebra', true],
       ['dot folders and non-md files are not memory', () => { mkdirSync(join(root, 'memory/.hidden')); writeFileSync(join(root, 'memory/.hidden/h.md'), 'narwhal\n'); writeFileSync(join(root, 'memory/n.txt'), 'narwhal\n'); }, 'narwhal', false],
     ];
