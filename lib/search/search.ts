@@ -35,7 +35,8 @@ import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
-import { STRIDE, type Doc, type IndexView } from './corpus.js';
+import type { Doc, FileArrays, IndexView } from './corpus.js';
+import type { FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
@@ -126,6 +127,130 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
 }
 
 
+/** FileArrays.info & CLASS_MASK: the file's class (kind and tier); info >>> 5 is its day. */
+const CLASS_MASK = 31;
+/** Kinds whose files may carry a day (layout.classify): any other file with day 0 is undated. */
+const DATED_KINDS = new Set(['episodic', 'archive', 'legacy-daily']);
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Phase A's per-slot arrays (over view.slots) and the slots touched so far, in first-touch order. */
+interface PhaseA {
+  bm: Float64Array;
+  cx: Float64Array;
+  tagHits: Uint8Array;
+  /** file + 1 of a touched slot, 0 while untouched (a fresh array is already all "untouched"). */
+  slotFile: Int32Array;
+  /** touched[0 … n): at most one per slot, so `slots` long. */
+  touched: Int32Array;
+  n: number;
+}
+
+function newPhaseA(slots: number): PhaseA {
+  return { bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots), slotFile: new Int32Array(slots), touched: new Int32Array(slots), n: 0 };
+}
+
+/**
+ * BM25 of one chunk of a term's postings (weight `w` = its idf), and its file-coverage mass: the
+ * hottest loop of a cold query (100k+ postings at 50k notes), so typed arrays only. Slots ascend
+ * within a chunk, so the posting's file is found by walking the file starts along.
+ */
+function phaseAPostings(a: PhaseA, pairs: Int32Array, w: number, avg: number, fa: FileArrays, fileMass: Float64Array): void {
+  const { bm, tagHits, slotFile, touched } = a;
+  const { start, live, entryLen } = fa;
+  const k1 = PARAMS.k1;
+  const b = PARAMS.b;
+  let n = a.n;
+  let file = 0;
+  let lastFile = -1;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const slot = pairs[i]!;
+    if (slot < start[file]!) file = 0; // not ascending after all: walk again from the start
+    while (start[file + 1]! <= slot) file++;
+    if (!live[file]) continue;
+    const v = pairs[i + 1]!;
+    const tf = v >> 1;
+    if (slotFile[slot] === 0) { slotFile[slot] = file + 1; touched[n++] = slot; }
+    bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * entryLen[slot]!) / avg));
+    if (v & 1) tagHits[slot]!++;
+    if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
+  }
+  a.n = n;
+}
+
+/**
+ * Context: each matching entry of a log gives its neighbours (up to contextSpan away, same file)
+ * contextWeight × contextDecay^(distance − 1) of its bm25; a neighbour keeps the largest.
+ */
+function phaseAContext(a: PhaseA, fa: FileArrays, isLogClass: Uint8Array): void {
+  const { bm, cx, slotFile, touched } = a;
+  const { start, info } = fa;
+  const span = PARAMS.contextSpan;
+  // contextWeight × contextDecay^(distance − 1), by distance
+  const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
+  const n0 = a.n;
+  let n = n0;
+  for (let j = 0; j < n0; j++) {
+    const slot = touched[j]!;
+    const own = bm[slot]!;
+    if (own <= RANGE_FLOOR) continue;
+    const f1 = slotFile[slot]!;
+    if (!isLogClass[info[f1 - 1]! & CLASS_MASK]) continue;
+    const lo = Math.max(start[f1 - 1]!, slot - span);
+    const hi = Math.min(start[f1]! - 1, slot + span); // start[file + 1]: the file's last slot + 1
+    for (let nb = lo; nb <= hi; nb++) {
+      if (nb === slot) continue;
+      const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
+      if (slotFile[nb] === 0) { slotFile[nb] = f1; touched[n++] = nb; }
+      if (add > cx[nb]!) cx[nb] = add;
+    }
+  }
+  a.n = n;
+}
+
+/**
+ * The phase-A score of every touched slot into pre (same order as touched; −1 when its file is
+ * filtered out), the file's part from perFile (computed on first use by fileWeight). Returns the
+ * count not filtered out.
+ */
+function phaseAPre(a: PhaseA, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
+  const { bm, cx, tagHits, slotFile, touched } = a;
+  const tagBonus = PARAMS.tagBonus;
+  let total = 0;
+  for (let j = 0; j < a.n; j++) {
+    const slot = touched[j]!;
+    const f = slotFile[slot]! - 1;
+    const pf = perFile[f]!;
+    const fw = pf === pf ? pf : fileWeight(f); // pf !== pf: NaN, not computed yet
+    if (fw < 0) { pre[j] = -1; continue; }
+    pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + tagBonus * tagHits[slot]!);
+    total++;
+  }
+  return total;
+}
+
+/**
+ * Is file f (day = fa.info >>> 5, YYYYMMDD) dated inside `range`? The same answer as comparing
+ * view.info(f).date with the range's `YYYY-MM-DD` strings, without a FileInfo per file: a day
+ * of 8 digits and ISO bounds compare as numbers; anything else (a year before 1000, a dated kind
+ * without a day) asks view.info.
+ */
+function dayInRange(view: IndexView, range: TimeRange): (f: number, day: number, kind: string) => boolean {
+  const numeric = ISO_DAY.test(range.from) && ISO_DAY.test(range.to);
+  const from = numeric ? Number(range.from.replace(/-/g, '')) : 0;
+  const to = numeric ? Number(range.to.replace(/-/g, '')) : 0;
+  return (f, day, kind) => {
+    if (numeric && day >= 10_000_000) return day >= from && day <= to;
+    if (day === 0 && !DATED_KINDS.has(kind)) return false;
+    const date = view.info(f).date;
+    return date !== undefined && date >= range.from && date <= range.to;
+  };
+}
+
+/** --since / --until leave out a dated file (not the buffer) outside them. */
+function outsideSinceUntil(info: FileInfo, opts: SearchOptions): boolean {
+  return !!(info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until)));
+}
+
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 /**
  * The value at index `n` of `a` sorted ascending (quickselect, O(length); reorders `a`): the
@@ -169,120 +294,74 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const filtered = !!(opts.type || wantTags.length);
 
   // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per entry slot
-  // (fileStart(file) + pos) in typed arrays: no object per posting.
+  // (fileStart(file) + pos) in typed arrays: no object per posting, none per file (the file's
+  // class and day come from view.arrays()). The loops over postings and slots are functions of
+  // their own (phaseA* below): a cold query runs each once, and V8 optimizes a small function
+  // on stack far sooner than it recompiles all of rank() at every loop.
+  const fa = view.arrays();
   const idf = new Map<string, number>();
   for (const t of terms) {
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  const slots = view.slots;
-  const bm = new Float64Array(slots);
-  const cx = new Float64Array(slots);
-  const tagHits = new Uint8Array(slots);
-  const slotFile = new Int32Array(slots).fill(-1);
-  const touched: number[] = [];
-  const touch = (file: number, slot: number): void => {
-    if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); }
-  };
+  const a = newPhaseA(view.slots);
+  const { bm, cx, tagHits, slotFile } = a;
   const nFiles = view.paths.length;
   const fileMass = new Float64Array(nFiles);
   let totalMass = 0;
-  const k1 = PARAMS.k1;
-  const b = PARAMS.b;
   for (const t of terms) {
     const w = idf.get(t)!;
     totalMass += w;
     if (w === 0) continue;
-    let lastFile = -1;
-    for (const c of view.postingChunks(t)) {
-      for (let i = 0; i < c.length; i += STRIDE) {
-        const file = c[i]!;
-        if (!view.live(file)) continue;
-        const slot = view.fileStart(file) + c[i + 1]!;
-        const tf = c[i + 2]!;
-        if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); } // touch(), inlined: the hottest loop of a cold query
-        bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * c[i + 3]!) / avg));
-        if (c[i + 4]) tagHits[slot]!++;
-        if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
-      }
-    }
+    for (const pairs of view.slotPostings(t)) phaseAPostings(a, pairs, w, avg, fa, fileMass);
   }
+  // per class (kind and tier of a file, fa.info & CLASS_MASK): what the loops below ask of a file
+  const classes = fa.classes;
+  const isLogClass = Uint8Array.from(classes, ([kind]) => (LOG_KINDS.has(kind) ? 1 : 0));
   // A query that is only a time expression (or whose other words occur nowhere) lists the
   // entries of that range in date order; otherwise entries of the range that match no term
   // still come (last), so "what happened last Tuesday" lists that day even when "happened" is
   // not written anywhere.
   const listRange = range !== undefined && terms.every((t) => view.df(t) === 0);
-  const rangeFiles = new Set<number>();
+  const rangeFiles = new Uint8Array(nFiles);
   if (range) {
-    for (let f = 0; f < view.paths.length; f++) {
-      if (!view.live(f)) continue;
-      const info = view.info(f);
-      const dated = info.date !== undefined && info.date >= range.from && info.date <= range.to;
-      if (dated || info.kind === 'buffer') {
-        rangeFiles.add(f);
+    const inRange = dayInRange(view, range);
+    for (let f = 0; f < nFiles; f++) {
+      if (!fa.live[f]) continue;
+      const v = fa.info[f]!;
+      if (inRange(f, v >>> 5, classes[v & CLASS_MASK]![0]) || classes[v & CLASS_MASK]![0] === 'buffer') {
+        rangeFiles[f] = 1;
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
-            const slot = view.fileStart(f) + d.pos;
-            touch(f, slot);
+            const slot = fa.start[f]! + d.pos;
+            if (slotFile[slot] === 0) { slotFile[slot] = f + 1; a.touched[a.n++] = slot; }
             if (bm[slot] === 0) bm[slot] = listRange ? 1 : RANGE_FLOOR;
           }
         }
       }
     }
   }
-  const isLog = new Uint8Array(nFiles); // 0 unknown, 1 log, 2 not
-  if (PARAMS.contextWeight > 0 && !listRange) {
-    const span = PARAMS.contextSpan;
-    // contextWeight × contextDecay^(distance − 1), by distance
-    const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
-    const n0 = touched.length;
-    for (let j = 0; j < n0; j++) {
-      const slot = touched[j]!;
-      const file = slotFile[slot]!;
-      if (bm[slot]! <= RANGE_FLOOR) continue;
-      let lg = isLog[file]!;
-      if (lg === 0) isLog[file] = lg = LOG_KINDS.has(view.info(file).kind) ? 1 : 2;
-      if (lg !== 1) continue;
-      const start = view.fileStart(file);
-      const lo = Math.max(start, slot - span);
-      const hi = Math.min(start + view.docCount(file) - 1, slot + span);
-      const own = bm[slot]!;
-      for (let nb = lo; nb <= hi; nb++) {
-        if (nb === slot) continue;
-        const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
-        if (slotFile[nb] === -1) { slotFile[nb] = file; touched.push(nb); } // touch(), inlined
-        if (add > cx[nb]!) cx[nb] = add;
-      }
-    }
-  }
+  if (PARAMS.contextWeight > 0 && !listRange) phaseAContext(a, fa, isLogClass);
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? fileMass[f]! / totalMass : 0);
   // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
+  const classOut = Uint8Array.from(classes, ([, tier]) => (opts.tier && (tier === 'buffer' ? 'hot' : tier) !== opts.tier ? 1 : 0));
+  const classTierW = Float64Array.from(classes, ([kind, tier]) => (kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[tier] ?? 1));
   const perFile = new Float64Array(nFiles).fill(NaN);
   const fileWeight = (file: number): number => {
-    let w = perFile[file]!;
-    if (!Number.isNaN(w)) return w;
-    const info = view.info(file);
-    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) w = -1;
-    else if ((opts.since || opts.until) && info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
+    const cls = fa.info[file]! & CLASS_MASK;
+    let w: number;
+    if (classOut[cls]) w = -1;
+    else if ((opts.since || opts.until) && outsideSinceUntil(view.info(file), opts)) w = -1;
     else {
-      const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
-      const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
-      w = fileFactor(file) * tierW * inRange;
+      const inRange = range && rangeFiles[file] ? PARAMS.timeBoost : 1;
+      w = fileFactor(file) * classTierW[cls]! * inRange;
     }
     perFile[file] = w;
     return w;
   };
+  const touched = a.touched.subarray(0, a.n);
   const pre = new Float64Array(touched.length);
-  let total = 0;
-  for (let j = 0; j < touched.length; j++) {
-    const slot = touched[j]!;
-    const f = slotFile[slot]!;
-    const pf = perFile[f]!;
-    const fw = Number.isNaN(pf) ? fileWeight(f) : pf;
-    if (fw < 0) { pre[j] = -1; continue; }
-    pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + PARAMS.tagBonus * tagHits[slot]!);
-    total++;
-  }
+  const total = phaseAPre(a, pre, perFile, fileWeight);
 
   // Phase B — the entries of the best files, exactly.
   const maxFiles = filtered ? PARAMS.rerankFiles * 4 : PARAMS.rerankFiles;
@@ -298,7 +377,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
   for (const j of order) {
     const slot = touched[j]!;
-    const file = slotFile[slot]!;
+    const file = slotFile[slot]! - 1;
     if (!files.has(file)) {
       if (files.size >= maxFiles) continue;
       files.add(file);
