@@ -133,33 +133,22 @@ const CLASS_MASK = 31;
 const DATED_KINDS = new Set(['episodic', 'archive', 'legacy-daily']);
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Phase A's per-slot arrays (over view.slots) and the slots touched so far, in first-touch order. */
-interface PhaseA {
-  bm: Float64Array;
-  cx: Float64Array;
-  tagHits: Uint8Array;
-  /** file + 1 of a touched slot, 0 while untouched (a fresh array is already all "untouched"). */
-  slotFile: Int32Array;
-  /** touched[0 … n): at most one per slot, so `slots` long. */
-  touched: Int32Array;
-  n: number;
-}
-
-function newPhaseA(slots: number): PhaseA {
-  return { bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots), slotFile: new Int32Array(slots), touched: new Int32Array(slots), n: 0 };
-}
+// Phase A's loops. A cold query runs each once over 100k+ postings or slots at 50k notes, mostly
+// before V8 has optimized it, so each is a small function of its own over typed arrays: V8
+// compiles a small function on stack in a few ms, where it recompiled all of rank() at every
+// loop (~10 ms each, then deoptimized at the loop's end for lack of feedback). For the same
+// reason a loop function ends in a plain `return` (no object written after the loop).
 
 /**
- * BM25 of one chunk of a term's postings (weight `w` = its idf), and its file-coverage mass: the
- * hottest loop of a cold query (100k+ postings at 50k notes), so typed arrays only. Slots ascend
- * within a chunk, so the posting's file is found by walking the file starts along.
+ * BM25 of one chunk of a term's postings (`w`: the term's idf) into bm, its tag hits and its
+ * file-coverage mass; a slot seen the first time is recorded in slotFile (file + 1) and touched.
+ * Slots ascend within a chunk, so a posting's file is found by walking the file starts along.
+ * Returns the new count of touched slots.
  */
-function phaseAPostings(a: PhaseA, pairs: Int32Array, w: number, avg: number, fa: FileArrays, fileMass: Float64Array): void {
-  const { bm, tagHits, slotFile, touched } = a;
+function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArrays, bm: Float64Array, tagHits: Uint8Array, slotFile: Int32Array, touched: Int32Array, n: number, fileMass: Float64Array): number {
   const { start, live, entryLen } = fa;
   const k1 = PARAMS.k1;
   const b = PARAMS.b;
-  let n = a.n;
   let file = 0;
   let lastFile = -1;
   for (let i = 0; i < pairs.length; i += 2) {
@@ -174,29 +163,24 @@ function phaseAPostings(a: PhaseA, pairs: Int32Array, w: number, avg: number, fa
     if (v & 1) tagHits[slot]!++;
     if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
   }
-  a.n = n;
+  return n;
 }
 
 /**
- * Context: each matching entry of a log gives its neighbours (up to contextSpan away, same file)
- * contextWeight × contextDecay^(distance − 1) of its bm25; a neighbour keeps the largest.
+ * Context: each of the first n touched slots that matched a term, in a log, gives its neighbours
+ * up to span away in the same file decay[distance] × its bm25; a neighbour keeps the largest.
+ * Returns the new count of touched slots.
  */
-function phaseAContext(a: PhaseA, fa: FileArrays, isLogClass: Uint8Array): void {
-  const { bm, cx, slotFile, touched } = a;
-  const { start, info } = fa;
-  const span = PARAMS.contextSpan;
-  // contextWeight × contextDecay^(distance − 1), by distance
-  const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
-  const n0 = a.n;
-  let n = n0;
+function phaseAContext(bm: Float64Array, cx: Float64Array, slotFile: Int32Array, touched: Int32Array, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+  const n0 = n;
   for (let j = 0; j < n0; j++) {
     const slot = touched[j]!;
     const own = bm[slot]!;
     if (own <= RANGE_FLOOR) continue;
-    const f1 = slotFile[slot]!;
+    const f1 = slotFile[slot]!; // file + 1
     if (!isLogClass[info[f1 - 1]! & CLASS_MASK]) continue;
     const lo = Math.max(start[f1 - 1]!, slot - span);
-    const hi = Math.min(start[f1]! - 1, slot + span); // start[file + 1]: the file's last slot + 1
+    const hi = Math.min(start[f1]! - 1, slot + span); // start[file + 1] − 1: the file's last slot
     for (let nb = lo; nb <= hi; nb++) {
       if (nb === slot) continue;
       const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
@@ -204,19 +188,18 @@ function phaseAContext(a: PhaseA, fa: FileArrays, isLogClass: Uint8Array): void 
       if (add > cx[nb]!) cx[nb] = add;
     }
   }
-  a.n = n;
+  return n;
 }
 
 /**
- * The phase-A score of every touched slot into pre (same order as touched; −1 when its file is
- * filtered out), the file's part from perFile (computed on first use by fileWeight). Returns the
- * count not filtered out.
+ * The phase-A score of each of the n touched slots into pre[j] (−1 when its file is filtered
+ * out), the file's part from perFile (NaN until fileWeight computes it). Returns the count not
+ * filtered out.
  */
-function phaseAPre(a: PhaseA, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
-  const { bm, cx, tagHits, slotFile, touched } = a;
+function phaseAPre(bm: Float64Array, cx: Float64Array, tagHits: Uint8Array, slotFile: Int32Array, touched: Int32Array, n: number, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
   const tagBonus = PARAMS.tagBonus;
   let total = 0;
-  for (let j = 0; j < a.n; j++) {
+  for (let j = 0; j < n; j++) {
     const slot = touched[j]!;
     const f = slotFile[slot]! - 1;
     const pf = perFile[f]!;
@@ -229,10 +212,10 @@ function phaseAPre(a: PhaseA, pre: Float64Array, perFile: Float64Array, fileWeig
 }
 
 /**
- * Is file f (day = fa.info >>> 5, YYYYMMDD) dated inside `range`? The same answer as comparing
- * view.info(f).date with the range's `YYYY-MM-DD` strings, without a FileInfo per file: a day
- * of 8 digits and ISO bounds compare as numbers; anything else (a year before 1000, a dated kind
- * without a day) asks view.info.
+ * Is file f (day = FileArrays.info >>> 5, YYYYMMDD) dated inside `range`? The same answer as
+ * comparing view.info(f).date with the range's `YYYY-MM-DD` strings, without a FileInfo per
+ * file: an 8-digit day and ISO bounds compare as numbers; anything else (a year before 1000, a
+ * dated kind without a day) asks view.info.
  */
 function dayInRange(view: IndexView, range: TimeRange): (f: number, day: number, kind: string) => boolean {
   const numeric = ISO_DAY.test(range.from) && ISO_DAY.test(range.to);
@@ -251,33 +234,47 @@ function outsideSinceUntil(info: FileInfo, opts: SearchOptions): boolean {
   return !!(info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until)));
 }
 
-/** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 /**
- * The value at index `n` of `a` sorted ascending (quickselect, O(length); reorders `a`): the
- * cut-off of the best candidates without sorting them all (a cold query has 100k+ at 50k notes).
+ * The m-th largest value of `a` (1 ≤ m ≤ a.length; duplicates count), i.e. `a` sorted ascending
+ * at index a.length − m: the cut-off of the best candidates without sorting them all (a cold
+ * query has 100k+ at 50k notes). A min-heap of the m largest so far: one comparison for most
+ * values, no copy of `a`, and a loop V8 optimizes at once (the quickselect it replaces needed
+ * a copy and was compiled twice, deoptimized in between).
  */
-export function nthSmallest(a: Float64Array, n: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (hi > lo) {
-    // median of three as the pivot
-    const mid = (lo + hi) >> 1;
-    const x = a[lo]!, y = a[mid]!, z = a[hi]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) { const t = a[i]!; a[i] = a[j]!; a[j] = t; i++; j--; }
-    }
-    if (n <= j) hi = j;
-    else if (n >= i) lo = i;
-    else return a[n]!;
+export function mthLargest(a: Float64Array, m: number): number {
+  const h = a.slice(0, m);
+  // heapify (min at h[0])
+  for (let i = (m >> 1) - 1; i >= 0; i--) siftDown(h, i, h[i]!);
+  let min = h[0]!;
+  for (let i = m; i < a.length; i++) {
+    const v = a[i]!;
+    if (v > min) { siftDown(h, 0, v); min = h[0]!; }
   }
-  return a[n]!;
+  return min;
 }
 
+/** Put v at i of the min-heap h and sift it down to its place. */
+function siftDown(h: Float64Array, i: number, v: number): void {
+  const m = h.length;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= m) break;
+    if (c + 1 < m && h[c + 1]! < h[c]!) c++;
+    if (h[c]! >= v) break;
+    h[i] = h[c]!;
+    i = c;
+  }
+  h[i] = v;
+}
+
+/** Indexes j of pre with pre[j] ≥ thr (and not filtered out, −1). */
+function candidates(pre: Float64Array, thr: number): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < pre.length; j++) { const p = pre[j]!; if (p >= thr && p >= 0) out.push(j); }
+  return out;
+}
+
+/** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
   const now = ctx.clock.now();
@@ -295,17 +292,22 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
 
   // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per entry slot
   // (fileStart(file) + pos) in typed arrays: no object per posting, none per file (the file's
-  // class and day come from view.arrays()). The loops over postings and slots are functions of
-  // their own (phaseA* below): a cold query runs each once, and V8 optimizes a small function
-  // on stack far sooner than it recompiles all of rank() at every loop.
+  // class and day come from view.arrays()); the loops are the phaseA* functions above.
   const fa = view.arrays();
   const idf = new Map<string, number>();
   for (const t of terms) {
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  const a = newPhaseA(view.slots);
-  const { bm, cx, tagHits, slotFile } = a;
+  const slots = view.slots;
+  const bm = new Float64Array(slots);
+  const cx = new Float64Array(slots);
+  const tagHits = new Uint8Array(slots);
+  // file + 1 of a touched slot, 0 while untouched (so a new array needs no fill)
+  const slotFile = new Int32Array(slots);
+  // touched slots in first-touch order, [0, nTouched): at most one per slot
+  const touchedAll = new Int32Array(slots);
+  let nTouched = 0;
   const nFiles = view.paths.length;
   const fileMass = new Float64Array(nFiles);
   let totalMass = 0;
@@ -313,7 +315,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const w = idf.get(t)!;
     totalMass += w;
     if (w === 0) continue;
-    for (const pairs of view.slotPostings(t)) phaseAPostings(a, pairs, w, avg, fa, fileMass);
+    for (const pairs of view.slotPostings(t)) nTouched = phaseAPostings(pairs, w, avg, fa, bm, tagHits, slotFile, touchedAll, nTouched, fileMass);
   }
   // per class (kind and tier of a file, fa.info & CLASS_MASK): what the loops below ask of a file
   const classes = fa.classes;
@@ -334,14 +336,19 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
             const slot = fa.start[f]! + d.pos;
-            if (slotFile[slot] === 0) { slotFile[slot] = f + 1; a.touched[a.n++] = slot; }
+            if (slotFile[slot] === 0) { slotFile[slot] = f + 1; touchedAll[nTouched++] = slot; }
             if (bm[slot] === 0) bm[slot] = listRange ? 1 : RANGE_FLOOR;
           }
         }
       }
     }
   }
-  if (PARAMS.contextWeight > 0 && !listRange) phaseAContext(a, fa, isLogClass);
+  if (PARAMS.contextWeight > 0 && !listRange) {
+    const span = PARAMS.contextSpan;
+    // contextWeight × contextDecay^(distance − 1), by distance
+    const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
+    nTouched = phaseAContext(bm, cx, slotFile, touchedAll, nTouched, fa.start, fa.info, isLogClass, span, decay);
+  }
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? fileMass[f]! / totalMass : 0);
   // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
   const classOut = Uint8Array.from(classes, ([, tier]) => (opts.tier && (tier === 'buffer' ? 'hot' : tier) !== opts.tier ? 1 : 0));
@@ -359,19 +366,18 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     perFile[file] = w;
     return w;
   };
-  const touched = a.touched.subarray(0, a.n);
-  const pre = new Float64Array(touched.length);
-  const total = phaseAPre(a, pre, perFile, fileWeight);
+  const touched = touchedAll.subarray(0, nTouched);
+  const pre = new Float64Array(nTouched);
+  const total = phaseAPre(bm, cx, tagHits, slotFile, touched, nTouched, pre, perFile, fileWeight);
 
   // Phase B — the entries of the best files, exactly.
   const maxFiles = filtered ? PARAMS.rerankFiles * 4 : PARAMS.rerankFiles;
   const maxDocs = Math.max(filtered ? PARAMS.rerankDocs * 4 : PARAMS.rerankDocs, k * 4);
   let thr = 0;
   if (total > maxDocs * 2) {
-    thr = nthSmallest(pre.slice(), pre.length - maxDocs * 2);
+    thr = mthLargest(pre, maxDocs * 2);
   }
-  const order: number[] = [];
-  for (let j = 0; j < pre.length; j++) if (pre[j]! >= thr && pre[j]! >= 0) order.push(j);
+  const order = candidates(pre, thr);
   order.sort((x, y) => pre[y]! - pre[x]! || touched[x]! - touched[y]!);
   const files = new Set<number>();
   const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
