@@ -140,13 +140,36 @@ const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 // reason a loop function ends in a plain `return` (no object written after the loop).
 
 /**
- * BM25 of one chunk of a term's postings (`w`: the term's idf) into bm, its tag hits and its
- * file-coverage mass; a slot seen the first time is recorded in slotFile (file + 1) and touched.
- * Slots ascend within a chunk, so a posting's file is found by walking the file starts along.
- * Returns the new count of touched slots.
+ * Phase A's scores, one row per touched entry in first-touch order (rows [0, n)). Dense rather
+ * than per slot: a new typed array costs a page fault per 4 KiB page on first write, and 100k
+ * touched entries spread over 390k slots wrote nearly every page of five per-slot arrays
+ * (~2,400 faults, several ms); only slotRow is per slot. Sized for every slot, but a page never
+ * written is never faulted in.
  */
-function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArrays, bm: Float64Array, tagHits: Uint8Array, slotFile: Int32Array, touched: Int32Array, n: number, fileMass: Float64Array): number {
+interface Rows {
+  /** slot → its row + 1 (0: not touched yet). */
+  slotRow: Int32Array;
+  slot: Int32Array;
+  file: Int32Array;
+  bm: Float64Array;
+  cx: Float64Array;
+  tagHits: Uint8Array;
+}
+
+function newRows(slots: number): Rows {
+  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots) };
+}
+
+/**
+ * BM25 of one chunk of a term's postings (`w`: the term's idf) into the rows, their tag hits and
+ * the file-coverage mass; a slot seen the first time gets row n. Slots ascend within a chunk, so
+ * a posting's file is found by walking the file starts along. Returns the new row count.
+ */
+function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArrays, rows: Rows, n: number, fileMass: Float64Array): number {
   const { start, live, entryLen } = fa;
+  const { slotRow, bm, tagHits } = rows;
+  const rowSlot = rows.slot;
+  const rowFile = rows.file;
   const k1 = PARAMS.k1;
   const b = PARAMS.b;
   let file = 0;
@@ -158,54 +181,59 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
     if (!live[file]) continue;
     const v = pairs[i + 1]!;
     const tf = v >> 1;
-    if (slotFile[slot] === 0) { slotFile[slot] = file + 1; touched[n++] = slot; }
-    bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * entryLen[slot]!) / avg));
-    if (v & 1) tagHits[slot]!++;
+    let r = slotRow[slot]! - 1;
+    if (r < 0) { r = n++; slotRow[slot] = n; rowSlot[r] = slot; rowFile[r] = file; }
+    bm[r]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * entryLen[slot]!) / avg));
+    if (v & 1) tagHits[r]!++;
     if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
   }
   return n;
 }
 
 /**
- * Context: each of the first n touched slots that matched a term, in a log, gives its neighbours
- * up to span away in the same file decay[distance] × its bm25; a neighbour keeps the largest.
- * Returns the new count of touched slots.
+ * Context: each of the first n rows that matched a term, in a log, gives its neighbours up to
+ * span away in the same file decay[distance] × its bm25; a neighbour keeps the largest.
+ * Returns the new row count.
  */
-function phaseAContext(bm: Float64Array, cx: Float64Array, slotFile: Int32Array, touched: Int32Array, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+  const { slotRow, bm, cx } = rows;
+  const rowSlot = rows.slot;
+  const rowFile = rows.file;
   const n0 = n;
   for (let j = 0; j < n0; j++) {
-    const slot = touched[j]!;
-    const own = bm[slot]!;
+    const own = bm[j]!;
     if (own <= RANGE_FLOOR) continue;
-    const f1 = slotFile[slot]!; // file + 1
-    if (!isLogClass[info[f1 - 1]! & CLASS_MASK]) continue;
-    const lo = Math.max(start[f1 - 1]!, slot - span);
-    const hi = Math.min(start[f1]! - 1, slot + span); // start[file + 1] − 1: the file's last slot
+    const file = rowFile[j]!;
+    if (!isLogClass[info[file]! & CLASS_MASK]) continue;
+    const slot = rowSlot[j]!;
+    const lo = Math.max(start[file]!, slot - span);
+    const hi = Math.min(start[file + 1]! - 1, slot + span); // the file's last slot
     for (let nb = lo; nb <= hi; nb++) {
       if (nb === slot) continue;
       const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
-      if (slotFile[nb] === 0) { slotFile[nb] = f1; touched[n++] = nb; }
-      if (add > cx[nb]!) cx[nb] = add;
+      let r = slotRow[nb]! - 1;
+      if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
+      if (add > cx[r]!) cx[r] = add;
     }
   }
   return n;
 }
 
 /**
- * The phase-A score of each of the n touched slots into pre[j] (−1 when its file is filtered
- * out), the file's part from perFile (NaN until fileWeight computes it). Returns the count not
- * filtered out.
+ * The phase-A score of each of the n rows into pre (−1 when its file is filtered out), the
+ * file's part from perFile (0 until fileWeight computes it: a computed weight is > 0 or −1).
+ * Returns the count not filtered out.
  */
-function phaseAPre(bm: Float64Array, cx: Float64Array, tagHits: Uint8Array, slotFile: Int32Array, touched: Int32Array, n: number, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
+function phaseAPre(rows: Rows, n: number, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
+  const { bm, cx, tagHits } = rows;
+  const rowFile = rows.file;
   const tagBonus = PARAMS.tagBonus;
   let total = 0;
   for (let j = 0; j < n; j++) {
-    const slot = touched[j]!;
-    const f = slotFile[slot]! - 1;
-    const pf = perFile[f]!;
-    const fw = pf === pf ? pf : fileWeight(f); // pf !== pf: NaN, not computed yet
+    const f = rowFile[j]!;
+    const fw = perFile[f] || fileWeight(f);
     if (fw < 0) { pre[j] = -1; continue; }
-    pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + tagBonus * tagHits[slot]!);
+    pre[j] = (bm[j]! + cx[j]!) * fw * (1 + tagBonus * tagHits[j]!);
     total++;
   }
   return total;
@@ -299,15 +327,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  const slots = view.slots;
-  const bm = new Float64Array(slots);
-  const cx = new Float64Array(slots);
-  const tagHits = new Uint8Array(slots);
-  // file + 1 of a touched slot, 0 while untouched (so a new array needs no fill)
-  const slotFile = new Int32Array(slots);
-  // touched slots in first-touch order, [0, nTouched): at most one per slot
-  const touchedAll = new Int32Array(slots);
-  let nTouched = 0;
+  const rows = newRows(view.slots);
+  let nRows = 0;
   const nFiles = view.paths.length;
   const fileMass = new Float64Array(nFiles);
   let totalMass = 0;
@@ -315,7 +336,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const w = idf.get(t)!;
     totalMass += w;
     if (w === 0) continue;
-    for (const pairs of view.slotPostings(t)) nTouched = phaseAPostings(pairs, w, avg, fa, bm, tagHits, slotFile, touchedAll, nTouched, fileMass);
+    for (const pairs of view.slotPostings(t)) nRows = phaseAPostings(pairs, w, avg, fa, rows, nRows, fileMass);
   }
   // per class (kind and tier of a file, fa.info & CLASS_MASK): what the loops below ask of a file
   const classes = fa.classes;
@@ -336,8 +357,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
             const slot = fa.start[f]! + d.pos;
-            if (slotFile[slot] === 0) { slotFile[slot] = f + 1; touchedAll[nTouched++] = slot; }
-            if (bm[slot] === 0) bm[slot] = listRange ? 1 : RANGE_FLOOR;
+            let r = rows.slotRow[slot]! - 1;
+            if (r < 0) { r = nRows++; rows.slotRow[slot] = nRows; rows.slot[r] = slot; rows.file[r] = f; }
+            if (rows.bm[r] === 0) rows.bm[r] = listRange ? 1 : RANGE_FLOOR;
           }
         }
       }
@@ -347,13 +369,14 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const span = PARAMS.contextSpan;
     // contextWeight × contextDecay^(distance − 1), by distance
     const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
-    nTouched = phaseAContext(bm, cx, slotFile, touchedAll, nTouched, fa.start, fa.info, isLogClass, span, decay);
+    nRows = phaseAContext(rows, nRows, fa.start, fa.info, isLogClass, span, decay);
   }
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? fileMass[f]! / totalMass : 0);
-  // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
+  // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered
+  // out, 0 until computed (no fill: a weight is positive)
   const classOut = Uint8Array.from(classes, ([, tier]) => (opts.tier && (tier === 'buffer' ? 'hot' : tier) !== opts.tier ? 1 : 0));
   const classTierW = Float64Array.from(classes, ([kind, tier]) => (kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[tier] ?? 1));
-  const perFile = new Float64Array(nFiles).fill(NaN);
+  const perFile = new Float64Array(nFiles);
   const fileWeight = (file: number): number => {
     const cls = fa.info[file]! & CLASS_MASK;
     let w: number;
@@ -366,9 +389,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     perFile[file] = w;
     return w;
   };
-  const touched = touchedAll.subarray(0, nTouched);
-  const pre = new Float64Array(nTouched);
-  const total = phaseAPre(bm, cx, tagHits, slotFile, touched, nTouched, pre, perFile, fileWeight);
+  const pre = new Float64Array(nRows);
+  const total = phaseAPre(rows, nRows, pre, perFile, fileWeight);
 
   // Phase B — the entries of the best files, exactly.
   const maxFiles = filtered ? PARAMS.rerankFiles * 4 : PARAMS.rerankFiles;
@@ -378,17 +400,17 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     thr = mthLargest(pre, maxDocs * 2);
   }
   const order = candidates(pre, thr);
-  order.sort((x, y) => pre[y]! - pre[x]! || touched[x]! - touched[y]!);
+  order.sort((x, y) => pre[y]! - pre[x]! || rows.slot[x]! - rows.slot[y]!);
   const files = new Set<number>();
   const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
   for (const j of order) {
-    const slot = touched[j]!;
-    const file = slotFile[slot]! - 1;
+    const slot = rows.slot[j]!;
+    const file = rows.file[j]!;
     if (!files.has(file)) {
       if (files.size >= maxFiles) continue;
       files.add(file);
     }
-    chosenC.push({ file, pos: slot - view.fileStart(file), bm: bm[slot]!, ctx: cx[slot]!, tagHits: tagHits[slot]! });
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, tagHits: rows.tagHits[j]! });
     if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
