@@ -266,8 +266,7 @@ function outsideSinceUntil(info: FileInfo, opts: SearchOptions): boolean {
  * The m-th largest value of `a` (1 ≤ m ≤ a.length; duplicates count), i.e. `a` sorted ascending
  * at index a.length − m: the cut-off of the best candidates without sorting them all (a cold
  * query has 100k+ at 50k notes). A min-heap of the m largest so far: one comparison for most
- * values, no copy of `a`, and a loop V8 optimizes at once (the quickselect it replaces needed
- * a copy and was compiled twice, deoptimized in between).
+ * values and no copy of `a` (a quickselect needs a copy it reorders).
  */
 export function mthLargest(a: Float64Array, m: number): number {
   const h = a.slice(0, m);
@@ -318,9 +317,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const wantTags = (opts.tags ?? []).map((t) => t.toLowerCase().replace(/^#/, ''));
   const filtered = !!(opts.type || wantTags.length);
 
-  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per entry slot
-  // (fileStart(file) + pos) in typed arrays: no object per posting, none per file (the file's
-  // class and day come from view.arrays()); the loops are the phaseA* functions above.
+  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per touched entry
+  // (a row; its slot is fileStart(file) + pos) in typed arrays: no object per posting, none per
+  // file (a file's class and day come from view.arrays()); the loops are the phaseA* functions.
   const fa = view.arrays();
   const idf = new Map<string, number>();
   for (const t of terms) {
@@ -352,7 +351,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     for (let f = 0; f < nFiles; f++) {
       if (!fa.live[f]) continue;
       const v = fa.info[f]!;
-      if (inRange(f, v >>> 5, classes[v & CLASS_MASK]![0]) || classes[v & CLASS_MASK]![0] === 'buffer') {
+      const kind = classes[v & CLASS_MASK]![0];
+      if (inRange(f, v >>> 5, kind) || kind === 'buffer') {
         rangeFiles[f] = 1;
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
