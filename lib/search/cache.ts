@@ -41,7 +41,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, re
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { classify, PATHS, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
-import { Doc, MemoryIndex, readAndIndex, STRIDE, type FileRecord, type IndexView } from './corpus.js';
+import { Doc, MemoryIndex, packInfo, readAndIndex, STRIDE, type FileArrays, type FileRecord, type IndexView } from './corpus.js';
 import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 import { statMany } from './statmany.js';
@@ -336,13 +336,7 @@ export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units
     const kindAt = new Map<string, number>();
     idx.files.forEach((f, i) => {
       f64[i] = f.mtimeMs; f64[nf + i] = f.size; i32[i] = f.n; i32[nf + i] = f.len;
-      const info = idx.info(i);
-      const key = `${info.kind}\t${info.tier}`;
-      let k = kindAt.get(key);
-      if (k === undefined) { kindAt.set(key, (k = kinds.length)); kinds.push([info.kind, info.tier]); }
-      if (k > 31) throw new Error('too many file classes');
-      const day = info.date && /^\d{4}-\d{2}-\d{2}$/.test(info.date) ? Number(info.date.replace(/-/g, '')) : 0;
-      i32[2 * nf + i] = k | (day << 5);
+      i32[2 * nf + i] = packInfo(idx.info(i), kinds, kindAt);
     });
     for (let i = 0; i <= nf; i++) f64[2 * nf + i] = at[i]!;
     for (let s = 0; s < idx.slots; s++) i32[3 * nf + s] = idx.entryLen(s);
@@ -430,9 +424,12 @@ export class CachedIndex implements IndexView {
   private readonly shardCache: Map<number, Shard>;
   private readonly chunkCache = new Map<string, ArrayLike<number>[]>();
   private readonly dfCache = new Map<string, number>();
+  private readonly pairsCache = new Map<string, Int32Array[]>();
+  private readonly anyMasked: boolean;
   private readonly docsCache: Map<number, Doc[]>;
   private readonly infos: (FileInfo | undefined)[] = [];
   private readonly base: number;
+  private fileArrays?: FileArrays;
 
   /** `shared`: caches of the build kept across queries by a long-running process (else this view's own). */
   constructor(private readonly root: string, private readonly m: Manifest, private readonly ft: FileTable, basePaths: string[], masked: ArrayLike<number>, private readonly fresh: MemoryIndex, private readonly shared: SharedBuild = { build: m.build, shards: new Map(), docs: new Map() }) {
@@ -440,14 +437,16 @@ export class CachedIndex implements IndexView {
     this.docsCache = shared.docs;
     this.base = m.nfiles;
     this.masked = new Uint8Array(this.base);
-    this.starts = new Int32Array(this.base + fresh.paths.length);
+    this.starts = new Int32Array(this.base + fresh.paths.length + 1);
     let N = m.N;
     let len = m.totalLen;
     for (let j = 0; j < masked.length; j++) { const f = masked[j]!; this.masked[f] = 1; N -= ft.n[f]!; len -= ft.len[f]!; }
+    this.anyMasked = masked.length > 0;
     let s = 0;
     for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += ft.n[i]!; }
     for (let i = 0; i < fresh.paths.length; i++) this.starts[this.base + i] = s + fresh.fileStart(i);
     this.slots = s + fresh.slots;
+    this.starts[this.base + fresh.paths.length] = this.slots;
     this.N = N + fresh.N;
     this.totalLen = len + fresh.totalLen;
     this.paths = fresh.paths.length ? [...basePaths, ...fresh.paths] : basePaths;
@@ -505,14 +504,68 @@ export class CachedIndex implements IndexView {
     return c;
   }
 
+  /**
+   * The cached pairs as stored (a cached slot is the view's slot: cached files come first, in
+   * build order), then the fresh files' pairs moved past them.
+   */
+  slotPostings(term: string): Int32Array[] {
+    let c = this.pairsCache.get(term);
+    if (c) return c;
+    c = [];
+    const pairs = this.shard(termHash(term) % this.m.shards).find(Buffer.from(term, 'utf8'));
+    if (pairs) c.push(pairs);
+    const fr = this.fresh.pairs(term);
+    if (fr) {
+      const at = this.starts[this.base]!;
+      for (let i = 0; i < fr.length; i += 2) fr[i]! += at;
+      c.push(fr);
+    }
+    this.pairsCache.set(term, c);
+    return c;
+  }
+
   df(term: string): number {
     let n = this.dfCache.get(term);
     if (n === undefined) {
       n = 0;
-      for (const c of this.postingChunks(term)) for (let i = 0; i < c.length; i += STRIDE) if (this.live(c[i]!)) n++;
+      const { start, live } = this.arrays();
+      for (const c of this.slotPostings(term)) {
+        if (!this.anyMasked) { n += c.length >> 1; continue; } // every posting is live: no loop
+        // slots ascend: walk the files along (as rank() does)
+        let f = 0;
+        for (let i = 0; i < c.length; i += 2) {
+          const slot = c[i]!;
+          if (slot < start[f]!) f = 0;
+          while (start[f + 1]! <= slot) f++;
+          n += live[f]!;
+        }
+      }
       this.dfCache.set(term, n);
     }
     return n;
+  }
+
+  arrays(): FileArrays {
+    if (!this.fileArrays) {
+      const nFresh = this.fresh.paths.length;
+      let info = this.ft.info;
+      let entryLen = this.ft.entryLen;
+      const classes = this.m.kinds.slice();
+      if (nFresh) {
+        // a changed or new file: its class from its path, its entries' lengths from the fresh index
+        const classAt = new Map<string, number>(classes.map(([k, t], i) => [`${k}\t${t}`, i]));
+        info = new Int32Array(this.base + nFresh);
+        info.set(this.ft.info);
+        for (let i = 0; i < nFresh; i++) info[this.base + i] = packInfo(this.fresh.info(i), classes, classAt);
+        entryLen = new Int32Array(this.slots);
+        entryLen.set(this.ft.entryLen);
+        entryLen.set(this.fresh.arrays().entryLen, this.starts[this.base]!);
+      }
+      const live = new Uint8Array(this.base + nFresh).fill(1);
+      if (this.anyMasked) for (let f = 0; f < this.base; f++) if (this.masked[f]) live[f] = 0;
+      this.fileArrays = { start: this.starts, live, info, classes, entryLen };
+    }
+    return this.fileArrays;
   }
 
   live(file: number): boolean { return file >= this.base || this.masked[file] === 0; }

@@ -74,6 +74,44 @@ export interface IndexView {
   /** The entries of one file (read on demand by lazy views). */
   fileDocs(file: number): Doc[];
   info(file: number): FileInfo;
+  /**
+   * A term's postings as (slot, tf << 1 | tag) pairs, slots ascending within a chunk (masked
+   * files may appear: check FileArrays.live). What the ranking's hot loop reads: the slot is
+   * already the index of its per-entry arrays, so no file/pos repack per query.
+   */
+  slotPostings(term: string): Int32Array[];
+  /** Per-file and per-slot typed arrays for the ranking (built once per view). */
+  arrays(): FileArrays;
+}
+
+/**
+ * The index's per-file facts as typed arrays, so the ranking's loops over tens of thousands of
+ * files and entries read numbers instead of asking for (and building) a FileInfo per file.
+ */
+export interface FileArrays {
+  /** First slot of each file, then `slots`: file f holds slots [start[f], start[f + 1]). */
+  start: Int32Array;
+  /** 1 for a live file, 0 for one masked in a cached index. */
+  live: Uint8Array;
+  /** Per file: its class (index into `classes`) in the low 5 bits, its day as YYYYMMDD (0 when undated) in `>>> 5`: the cache's file-table int. */
+  info: Int32Array;
+  /** Kind and tier of each class. */
+  classes: readonly (readonly [FileInfo['kind'], FileInfo['tier']])[];
+  /** Weighted length of each entry, by slot. */
+  entryLen: Int32Array;
+}
+
+/** Classes (kind, tier pairs) fit the 5 low bits of FileArrays.info. */
+export const MAX_CLASSES = 32;
+
+/** FileArrays.info for `info`, its class looked up (or added) in `classes` / `classAt`. */
+export function packInfo(info: FileInfo, classes: [FileInfo['kind'], FileInfo['tier']][], classAt: Map<string, number>): number {
+  const key = `${info.kind}\t${info.tier}`;
+  let k = classAt.get(key);
+  if (k === undefined) { classAt.set(key, (k = classes.length)); classes.push([info.kind, info.tier]); }
+  if (k >= MAX_CLASSES) throw new Error('too many file classes');
+  const day = info.date && /^\d{4}-\d{2}-\d{2}$/.test(info.date) ? Number(info.date.replace(/-/g, '')) : 0;
+  return k | (day << 5);
 }
 
 export function fileDocsFromText(path: string, text: string): Doc[] {
@@ -126,6 +164,7 @@ export class MemoryIndex implements IndexView {
   private readonly starts: number[] = [];
   private readonly infos: FileInfo[] = [];
   private readonly docsCache = new Map<number, Doc[]>();
+  private fileArrays?: FileArrays;
 
   constructor(files: FileRecord[] = [], private readonly lazyRoot?: string) {
     for (const f of files) this.add(f);
@@ -187,13 +226,28 @@ export class MemoryIndex implements IndexView {
     this.slots += f.docs.length;
     this.N += f.docs.length;
     this.totalLen += flen;
+    this.fileArrays = undefined;
   }
 
   fileStart(file: number): number { return this.starts[file]!; }
   docCount(file: number): number { return this.files[file]?.n ?? 0; }
   live(): boolean { return true; }
   postingChunks(term: string): ArrayLike<number>[] { const p = this.flat(term); return p ? [p] : []; }
-  /** A term's postings as (slot, tf << 1 | tag) pairs, in the order they were added. */
+  slotPostings(term: string): Int32Array[] { const p = this.pairs(term); return p ? [p] : []; }
+  arrays(): FileArrays {
+    if (!this.fileArrays) {
+      const n = this.files.length;
+      const start = new Int32Array(n + 1);
+      start.set(this.starts);
+      start[n] = this.slots;
+      const classes: [FileInfo['kind'], FileInfo['tier']][] = [];
+      const classAt = new Map<string, number>();
+      const info = Int32Array.from(this.infos, (i) => packInfo(i, classes, classAt));
+      this.fileArrays = { start, live: new Uint8Array(n).fill(1), info, classes, entryLen: this.slotLen.subarray(0, this.slots) };
+    }
+    return this.fileArrays;
+  }
+  /** A term's postings as (slot, tf << 1 | tag) pairs, in the order they were added (ascending slots). */
   pairs(term: string): Int32Array | undefined {
     const id = this.termIds.get(term);
     if (id === undefined) return undefined;

@@ -35,7 +35,8 @@ import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
-import { STRIDE, type Doc, type IndexView } from './corpus.js';
+import type { Doc, FileArrays, IndexView } from './corpus.js';
+import type { FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
@@ -126,33 +127,181 @@ function tierOf(d: Doc): 'hot' | 'warm' | 'cold' | string {
 }
 
 
-/** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
+/** FileArrays.info & CLASS_MASK: the file's class (kind and tier); info >>> 5 is its day. */
+const CLASS_MASK = 31;
+/** Kinds whose files may carry a day (layout.classify): any other file with day 0 is undated. */
+const DATED_KINDS = new Set(['episodic', 'archive', 'legacy-daily']);
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// Phase A's loops. A cold query runs each once over 100k+ postings or slots at 50k notes, mostly
+// before V8 has optimized it, so each is a small function of its own over typed arrays: V8
+// compiles a small function on stack in a few ms, where it recompiled all of rank() at every
+// loop (~10 ms each, then deoptimized at the loop's end for lack of feedback). For the same
+// reason a loop function ends in a plain `return` (no object written after the loop).
+
 /**
- * The value at index `n` of `a` sorted ascending (quickselect, O(length); reorders `a`): the
- * cut-off of the best candidates without sorting them all (a cold query has 100k+ at 50k notes).
+ * Phase A's scores, one row per touched entry in first-touch order (rows [0, n)). Dense rather
+ * than per slot: a new typed array costs a page fault per 4 KiB page on first write, and 100k
+ * touched entries spread over 390k slots wrote nearly every page of five per-slot arrays
+ * (~2,400 faults, several ms); only slotRow is per slot. Sized for every slot, but a page never
+ * written is never faulted in.
  */
-export function nthSmallest(a: Float64Array, n: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (hi > lo) {
-    // median of three as the pivot
-    const mid = (lo + hi) >> 1;
-    const x = a[lo]!, y = a[mid]!, z = a[hi]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) { const t = a[i]!; a[i] = a[j]!; a[j] = t; i++; j--; }
-    }
-    if (n <= j) hi = j;
-    else if (n >= i) lo = i;
-    else return a[n]!;
-  }
-  return a[n]!;
+interface Rows {
+  /** slot → its row + 1 (0: not touched yet). */
+  slotRow: Int32Array;
+  slot: Int32Array;
+  file: Int32Array;
+  bm: Float64Array;
+  cx: Float64Array;
+  tagHits: Uint8Array;
 }
 
+function newRows(slots: number): Rows {
+  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots) };
+}
+
+/**
+ * BM25 of one chunk of a term's postings (`w`: the term's idf) into the rows, their tag hits and
+ * the file-coverage mass; a slot seen the first time gets row n. Slots ascend within a chunk, so
+ * a posting's file is found by walking the file starts along. Returns the new row count.
+ */
+function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArrays, rows: Rows, n: number, fileMass: Float64Array): number {
+  const { start, live, entryLen } = fa;
+  const { slotRow, bm, tagHits } = rows;
+  const rowSlot = rows.slot;
+  const rowFile = rows.file;
+  const k1 = PARAMS.k1;
+  const b = PARAMS.b;
+  let file = 0;
+  let lastFile = -1;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const slot = pairs[i]!;
+    if (slot < start[file]!) file = 0; // not ascending after all: walk again from the start
+    while (start[file + 1]! <= slot) file++;
+    if (!live[file]) continue;
+    const v = pairs[i + 1]!;
+    const tf = v >> 1;
+    let r = slotRow[slot]! - 1;
+    if (r < 0) { r = n++; slotRow[slot] = n; rowSlot[r] = slot; rowFile[r] = file; }
+    bm[r]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * entryLen[slot]!) / avg));
+    if (v & 1) tagHits[r]!++;
+    if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
+  }
+  return n;
+}
+
+/**
+ * Context: each of the first n rows that matched a term, in a log, gives its neighbours up to
+ * span away in the same file decay[distance] × its bm25; a neighbour keeps the largest.
+ * Returns the new row count.
+ */
+function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+  const { slotRow, bm, cx } = rows;
+  const rowSlot = rows.slot;
+  const rowFile = rows.file;
+  const n0 = n;
+  for (let j = 0; j < n0; j++) {
+    const own = bm[j]!;
+    if (own <= RANGE_FLOOR) continue;
+    const file = rowFile[j]!;
+    if (!isLogClass[info[file]! & CLASS_MASK]) continue;
+    const slot = rowSlot[j]!;
+    const lo = Math.max(start[file]!, slot - span);
+    const hi = Math.min(start[file + 1]! - 1, slot + span); // the file's last slot
+    for (let nb = lo; nb <= hi; nb++) {
+      if (nb === slot) continue;
+      const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
+      let r = slotRow[nb]! - 1;
+      if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
+      if (add > cx[r]!) cx[r] = add;
+    }
+  }
+  return n;
+}
+
+/**
+ * The phase-A score of each of the n rows into pre (−1 when its file is filtered out), the
+ * file's part from perFile (0 until fileWeight computes it: a computed weight is > 0 or −1).
+ * Returns the count not filtered out.
+ */
+function phaseAPre(rows: Rows, n: number, pre: Float64Array, perFile: Float64Array, fileWeight: (file: number) => number): number {
+  const { bm, cx, tagHits } = rows;
+  const rowFile = rows.file;
+  const tagBonus = PARAMS.tagBonus;
+  let total = 0;
+  for (let j = 0; j < n; j++) {
+    const f = rowFile[j]!;
+    const fw = perFile[f] || fileWeight(f);
+    if (fw < 0) { pre[j] = -1; continue; }
+    pre[j] = (bm[j]! + cx[j]!) * fw * (1 + tagBonus * tagHits[j]!);
+    total++;
+  }
+  return total;
+}
+
+/**
+ * Is file f (day = FileArrays.info >>> 5, YYYYMMDD) dated inside `range`? The same answer as
+ * comparing view.info(f).date with the range's `YYYY-MM-DD` strings, without a FileInfo per
+ * file: an 8-digit day and ISO bounds compare as numbers; anything else (a year before 1000, a
+ * dated kind without a day) asks view.info.
+ */
+function dayInRange(view: IndexView, range: TimeRange): (f: number, day: number, kind: string) => boolean {
+  const numeric = ISO_DAY.test(range.from) && ISO_DAY.test(range.to);
+  const from = numeric ? Number(range.from.replace(/-/g, '')) : 0;
+  const to = numeric ? Number(range.to.replace(/-/g, '')) : 0;
+  return (f, day, kind) => {
+    if (numeric && day >= 10_000_000) return day >= from && day <= to;
+    if (day === 0 && !DATED_KINDS.has(kind)) return false;
+    const date = view.info(f).date;
+    return date !== undefined && date >= range.from && date <= range.to;
+  };
+}
+
+/** --since / --until leave out a dated file (not the buffer) outside them. */
+function outsideSinceUntil(info: FileInfo, opts: SearchOptions): boolean {
+  return !!(info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until)));
+}
+
+/**
+ * The m-th largest value of `a` (1 ≤ m ≤ a.length; duplicates count), i.e. `a` sorted ascending
+ * at index a.length − m: the cut-off of the best candidates without sorting them all (a cold
+ * query has 100k+ at 50k notes). A min-heap of the m largest so far: one comparison for most
+ * values and no copy of `a` (a quickselect needs a copy it reorders).
+ */
+export function mthLargest(a: Float64Array, m: number): number {
+  const h = a.slice(0, m);
+  // heapify (min at h[0])
+  for (let i = (m >> 1) - 1; i >= 0; i--) siftDown(h, i, h[i]!);
+  let min = h[0]!;
+  for (let i = m; i < a.length; i++) {
+    const v = a[i]!;
+    if (v > min) { siftDown(h, 0, v); min = h[0]!; }
+  }
+  return min;
+}
+
+/** Put v at i of the min-heap h and sift it down to its place. */
+function siftDown(h: Float64Array, i: number, v: number): void {
+  const m = h.length;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= m) break;
+    if (c + 1 < m && h[c + 1]! < h[c]!) c++;
+    if (h[c]! >= v) break;
+    h[i] = h[c]!;
+    i = c;
+  }
+  h[i] = v;
+}
+
+/** Indexes j of pre with pre[j] ≥ thr (and not filtered out, −1). */
+function candidates(pre: Float64Array, thr: number): number[] {
+  const out: number[] = [];
+  for (let j = 0; j < pre.length; j++) { const p = pre[j]!; if (p >= thr && p >= 0) out.push(j); }
+  return out;
+}
+
+/** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
   const now = ctx.clock.now();
@@ -168,142 +317,100 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const wantTags = (opts.tags ?? []).map((t) => t.toLowerCase().replace(/^#/, ''));
   const filtered = !!(opts.type || wantTags.length);
 
-  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per entry slot
-  // (fileStart(file) + pos) in typed arrays: no object per posting.
+  // Phase A — postings only: BM25, neighbour context, file coverage, tag hits. Per touched entry
+  // (a row; its slot is fileStart(file) + pos) in typed arrays: no object per posting, none per
+  // file (a file's class and day come from view.arrays()); the loops are the phaseA* functions.
+  const fa = view.arrays();
   const idf = new Map<string, number>();
   for (const t of terms) {
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  const slots = view.slots;
-  const bm = new Float64Array(slots);
-  const cx = new Float64Array(slots);
-  const tagHits = new Uint8Array(slots);
-  const slotFile = new Int32Array(slots).fill(-1);
-  const touched: number[] = [];
-  const touch = (file: number, slot: number): void => {
-    if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); }
-  };
+  const rows = newRows(view.slots);
+  let nRows = 0;
   const nFiles = view.paths.length;
   const fileMass = new Float64Array(nFiles);
   let totalMass = 0;
-  const k1 = PARAMS.k1;
-  const b = PARAMS.b;
   for (const t of terms) {
     const w = idf.get(t)!;
     totalMass += w;
     if (w === 0) continue;
-    let lastFile = -1;
-    for (const c of view.postingChunks(t)) {
-      for (let i = 0; i < c.length; i += STRIDE) {
-        const file = c[i]!;
-        if (!view.live(file)) continue;
-        const slot = view.fileStart(file) + c[i + 1]!;
-        const tf = c[i + 2]!;
-        if (slotFile[slot] === -1) { slotFile[slot] = file; touched.push(slot); } // touch(), inlined: the hottest loop of a cold query
-        bm[slot]! += (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * c[i + 3]!) / avg));
-        if (c[i + 4]) tagHits[slot]!++;
-        if (file !== lastFile) { fileMass[file]! += w; lastFile = file; }
-      }
-    }
+    for (const pairs of view.slotPostings(t)) nRows = phaseAPostings(pairs, w, avg, fa, rows, nRows, fileMass);
   }
+  // per class (kind and tier of a file, fa.info & CLASS_MASK): what the loops below ask of a file
+  const classes = fa.classes;
+  const isLogClass = Uint8Array.from(classes, ([kind]) => (LOG_KINDS.has(kind) ? 1 : 0));
   // A query that is only a time expression (or whose other words occur nowhere) lists the
   // entries of that range in date order; otherwise entries of the range that match no term
   // still come (last), so "what happened last Tuesday" lists that day even when "happened" is
   // not written anywhere.
   const listRange = range !== undefined && terms.every((t) => view.df(t) === 0);
-  const rangeFiles = new Set<number>();
+  const rangeFiles = new Uint8Array(nFiles);
   if (range) {
-    for (let f = 0; f < view.paths.length; f++) {
-      if (!view.live(f)) continue;
-      const info = view.info(f);
-      const dated = info.date !== undefined && info.date >= range.from && info.date <= range.to;
-      if (dated || info.kind === 'buffer') {
-        rangeFiles.add(f);
+    const inRange = dayInRange(view, range);
+    for (let f = 0; f < nFiles; f++) {
+      if (!fa.live[f]) continue;
+      const v = fa.info[f]!;
+      const kind = classes[v & CLASS_MASK]![0];
+      if (inRange(f, v >>> 5, kind) || kind === 'buffer') {
+        rangeFiles[f] = 1;
         for (const d of view.fileDocs(f)) {
           if (d.u.date && d.u.date >= range.from && d.u.date <= range.to) {
-            const slot = view.fileStart(f) + d.pos;
-            touch(f, slot);
-            if (bm[slot] === 0) bm[slot] = listRange ? 1 : RANGE_FLOOR;
+            const slot = fa.start[f]! + d.pos;
+            let r = rows.slotRow[slot]! - 1;
+            if (r < 0) { r = nRows++; rows.slotRow[slot] = nRows; rows.slot[r] = slot; rows.file[r] = f; }
+            if (rows.bm[r] === 0) rows.bm[r] = listRange ? 1 : RANGE_FLOOR;
           }
         }
       }
     }
   }
-  const isLog = new Uint8Array(nFiles); // 0 unknown, 1 log, 2 not
   if (PARAMS.contextWeight > 0 && !listRange) {
     const span = PARAMS.contextSpan;
     // contextWeight × contextDecay^(distance − 1), by distance
     const decay = Float64Array.from({ length: span + 1 }, (_, d) => PARAMS.contextWeight * Math.pow(PARAMS.contextDecay, d - 1));
-    const n0 = touched.length;
-    for (let j = 0; j < n0; j++) {
-      const slot = touched[j]!;
-      const file = slotFile[slot]!;
-      if (bm[slot]! <= RANGE_FLOOR) continue;
-      let lg = isLog[file]!;
-      if (lg === 0) isLog[file] = lg = LOG_KINDS.has(view.info(file).kind) ? 1 : 2;
-      if (lg !== 1) continue;
-      const start = view.fileStart(file);
-      const lo = Math.max(start, slot - span);
-      const hi = Math.min(start + view.docCount(file) - 1, slot + span);
-      const own = bm[slot]!;
-      for (let nb = lo; nb <= hi; nb++) {
-        if (nb === slot) continue;
-        const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
-        if (slotFile[nb] === -1) { slotFile[nb] = file; touched.push(nb); } // touch(), inlined
-        if (add > cx[nb]!) cx[nb] = add;
-      }
-    }
+    nRows = phaseAContext(rows, nRows, fa.start, fa.info, isLogClass, span, decay);
   }
   const fileFactor = (f: number): number => 1 + PARAMS.fileWeight * (totalMass ? fileMass[f]! / totalMass : 0);
-  // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered out
-  const perFile = new Float64Array(nFiles).fill(NaN);
+  // per-file part of the phase-A score (file coverage × tier × time range), −1 when filtered
+  // out, 0 until computed (no fill: a weight is positive)
+  const classOut = Uint8Array.from(classes, ([, tier]) => (opts.tier && (tier === 'buffer' ? 'hot' : tier) !== opts.tier ? 1 : 0));
+  const classTierW = Float64Array.from(classes, ([kind, tier]) => (kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[tier] ?? 1));
+  const perFile = new Float64Array(nFiles);
   const fileWeight = (file: number): number => {
-    let w = perFile[file]!;
-    if (!Number.isNaN(w)) return w;
-    const info = view.info(file);
-    if (opts.tier && (info.tier === 'buffer' ? 'hot' : info.tier) !== opts.tier) w = -1;
-    else if ((opts.since || opts.until) && info.date && info.kind !== 'buffer' && ((opts.since && info.date < opts.since) || (opts.until && info.date > opts.until))) w = -1;
+    const cls = fa.info[file]! & CLASS_MASK;
+    let w: number;
+    if (classOut[cls]) w = -1;
+    else if ((opts.since || opts.until) && outsideSinceUntil(view.info(file), opts)) w = -1;
     else {
-      const inRange = range && rangeFiles.has(file) ? PARAMS.timeBoost : 1;
-      const tierW = info.kind === 'archive' && !range ? ARCHIVE_WEIGHT : TIER_WEIGHT[info.tier] ?? 1;
-      w = fileFactor(file) * tierW * inRange;
+      const inRange = range && rangeFiles[file] ? PARAMS.timeBoost : 1;
+      w = fileFactor(file) * classTierW[cls]! * inRange;
     }
     perFile[file] = w;
     return w;
   };
-  const pre = new Float64Array(touched.length);
-  let total = 0;
-  for (let j = 0; j < touched.length; j++) {
-    const slot = touched[j]!;
-    const f = slotFile[slot]!;
-    const pf = perFile[f]!;
-    const fw = Number.isNaN(pf) ? fileWeight(f) : pf;
-    if (fw < 0) { pre[j] = -1; continue; }
-    pre[j] = (bm[slot]! + cx[slot]!) * fw * (1 + PARAMS.tagBonus * tagHits[slot]!);
-    total++;
-  }
+  const pre = new Float64Array(nRows);
+  const total = phaseAPre(rows, nRows, pre, perFile, fileWeight);
 
   // Phase B — the entries of the best files, exactly.
   const maxFiles = filtered ? PARAMS.rerankFiles * 4 : PARAMS.rerankFiles;
   const maxDocs = Math.max(filtered ? PARAMS.rerankDocs * 4 : PARAMS.rerankDocs, k * 4);
   let thr = 0;
   if (total > maxDocs * 2) {
-    thr = nthSmallest(pre.slice(), pre.length - maxDocs * 2);
+    thr = mthLargest(pre, maxDocs * 2);
   }
-  const order: number[] = [];
-  for (let j = 0; j < pre.length; j++) if (pre[j]! >= thr && pre[j]! >= 0) order.push(j);
-  order.sort((x, y) => pre[y]! - pre[x]! || touched[x]! - touched[y]!);
+  const order = candidates(pre, thr);
+  order.sort((x, y) => pre[y]! - pre[x]! || rows.slot[x]! - rows.slot[y]!);
   const files = new Set<number>();
   const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
   for (const j of order) {
-    const slot = touched[j]!;
-    const file = slotFile[slot]!;
+    const slot = rows.slot[j]!;
+    const file = rows.file[j]!;
     if (!files.has(file)) {
       if (files.size >= maxFiles) continue;
       files.add(file);
     }
-    chosenC.push({ file, pos: slot - view.fileStart(file), bm: bm[slot]!, ctx: cx[slot]!, tagHits: tagHits[slot]! });
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, tagHits: rows.tagHits[j]! });
     if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
