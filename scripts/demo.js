@@ -83,5 +83,6 @@ Try next:
   node bin/memtier.js wal get --root ${shown}
   node bin/memtier.js close-day --root ${shown}
   node bin/memtier.js get --root ${shown} MEMORY.md:1-10
+  node bin/memtier.js watch --detach --root ${shown}   (a warm server for search/recall; --stop ends it)
   ${shown}/memory/scripts/wal decide "…"   (needs memtier on PATH: npm link)
   npm run demo                               (again: init keeps every file; the demo writes are skipped)`);
