@@ -23,12 +23,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Args, CommandResult, Io } from '../cli/spec.js';
 import { flagNumber, flagString } from '../cli/spec.js';
 import { addDays, makeClock } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
+import { findBin } from '../core/bin.js';
 import { makeTestCtx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
@@ -134,13 +134,10 @@ const median = (xs: number[]): number => {
 };
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
-function findUp(rel: string): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    if (existsSync(join(dir, rel))) return join(dir, rel);
-    dir = dirname(dir);
-  }
-  throw new UsageError(`cannot find ${rel} from ${fileURLToPath(import.meta.url)}`, 'run bench perf from an installed or built memtier (npx tsc -p .)');
+function binOrThrow(): string {
+  const bin = findBin();
+  if (!bin) throw new UsageError('cannot find bin/memtier.js', 'run bench perf from an installed or built memtier (npm ci, or npx tsc -p .)');
+  return bin;
 }
 
 /** Spawn `node args…`, return wall time in ms and stdout. */
@@ -247,7 +244,7 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     mkdirSync(dir, { recursive: true });
     ctx.log.info(`generating ${o.notes} notes in ${dir}`);
     const stats = generateMemory(dir, o.notes);
-    const bin = findUp('bin/memtier.js');
+    const bin = binOrThrow();
     const distSearch = join(dirname(bin), '..', 'dist', 'lib', 'search');
     const { RACY_MS } = await import('../search/cache.js');
     await new Promise((r) => setTimeout(r, RACY_MS + 100));

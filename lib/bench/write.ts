@@ -5,15 +5,15 @@
  * Goal: the WAL write within 2× the bare Node start.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Args, CommandResult } from '../cli/spec.js';
 import { flagNumber } from '../cli/spec.js';
 import { makeClock } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
+import { findBin } from '../core/bin.js';
 import { makeTestCtx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
@@ -27,14 +27,10 @@ const median = (xs: number[]): number => {
 };
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
-function findBin(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const p = join(dir, 'bin', 'memtier.js');
-    if (existsSync(p)) return p;
-    dir = dirname(dir);
-  }
-  throw new UsageError('cannot find bin/memtier.js', 'run the benchmark from an installed or built memtier (npm ci, or npx tsc -p .)');
+function binOrThrow(): string {
+  const bin = findBin();
+  if (!bin) throw new UsageError('cannot find bin/memtier.js', 'run the benchmark from an installed or built memtier (npm ci, or npx tsc -p .)');
+  return bin;
 }
 
 function timed(args: string[], env: NodeJS.ProcessEnv): { ms: number; code: number; err: string } {
@@ -56,7 +52,7 @@ export interface WriteReport {
 }
 
 export function runWriteBench(ctx: Ctx, runs: number): WriteReport {
-  const bin = findBin();
+  const bin = binOrThrow();
   const dir = mkdtempSync(join(tmpdir(), 'memtier-bench-write-'));
   // a clean environment: no git auto-commit, the temp memory as root, a real clock
   const env: NodeJS.ProcessEnv = { PATH: ctx.env.PATH, HOME: ctx.env.HOME ?? tmpdir(), MEMTIER_ROOT: dir, MEMTIER_GIT: 'off', MEMTIER_TZ: 'UTC' };

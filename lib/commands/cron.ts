@@ -1,9 +1,8 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
+import { findBin } from '../core/bin.js';
 import { UsageError } from '../core/errors.js';
 import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
 
@@ -12,13 +11,8 @@ import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnabl
  * this package's bin/memtier.js run by this node. Found upward from this module (lib/ or dist/lib/).
  */
 export function defaultBin(env: NodeJS.ProcessEnv): Bin {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const bin = join(dir, 'bin', 'memtier.js');
-    if (existsSync(bin) && existsSync(join(dir, 'package.json'))) return [env.MEMTIER_NODE || process.execPath, bin];
-    dir = dirname(dir);
-  }
-  return 'memtier';
+  const bin = findBin();
+  return bin ? [env.MEMTIER_NODE || process.execPath, bin] : 'memtier';
 }
 
 export const command: CommandSpec = {

@@ -7,12 +7,12 @@
  * removing its socket and announcement) and, with --detach, starts itself in the background.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openSync, closeSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
+import { findBin } from '../core/bin.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { ask, startServer, type ServerStatus } from '../watch/server.js';
@@ -20,13 +20,9 @@ import { ask, startServer, type ServerStatus } from '../watch/server.js';
 export const WATCH_LOG = '.memtier/watch.log';
 
 function binPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const p = join(dir, 'bin', 'memtier.js');
-    if (existsSync(p)) return p;
-    dir = dirname(dir);
-  }
-  throw new MemtierError('cannot find bin/memtier.js to start the server', { code: 'internal' });
+  const bin = findBin();
+  if (!bin) throw new MemtierError('cannot find bin/memtier.js to start the server', { code: 'internal' });
+  return bin;
 }
 
 async function running(root: string): Promise<{ info: WatchInfo; status: ServerStatus } | undefined> {
