@@ -74,20 +74,13 @@ function load(path) {
  * A search or recall goes to the root's `memtier watch` when one runs (lib/watch/client.ts): its
  * index is warm and it needs no stat per file. Otherwise (or when it declines) the CLI runs it.
  */
-let consumedStdin; // standard input the client read for a request the server did not take
+let client; // lib/watch/client.ts, once loaded: it may hold standard input it read for a request the server did not take
 function viaWatch() {
   if (COMMAND !== 'search' && COMMAND !== 'recall') return Promise.resolve(undefined);
   if (process.env.MEMTIER_WATCH === 'off') return Promise.resolve(undefined);
   const bundle = `${__dirname}/../dist/cli/_client.js`;
   return load(existsSync(bundle) ? bundle : '../dist/lib/watch/client.js')
-    .then((client) => client.delegate(COMMAND, argv, process.env, process.cwd()).finally(() => { consumedStdin = client.consumedStdin(); }));
-}
-
-/** Standard input as main() reads it: the text the client already read, else process.stdin. */
-function stdinFor() {
-  if (consumedStdin === undefined) return process.stdin;
-  const text = consumedStdin;
-  return { async *[Symbol.asyncIterator]() { yield Buffer.from(text, 'utf8'); } };
+    .then((c) => { client = c; return c.delegate(COMMAND, argv, process.env, process.cwd()); });
 }
 
 const stdout = syncOut(1, () => process.stdout);
@@ -100,7 +93,7 @@ viaWatch()
       return served.code;
     }
     // stdin is a getter: touching process.stdin builds a stream (5-15 ms), which only `wal -` and `recall --messages -` need.
-    return load(entryFor(COMMAND)).then(({ main }) => main({ argv, env: process.env, cwd: process.cwd(), stdout, stderr, get stdin() { return stdinFor(); } }));
+    return load(entryFor(COMMAND)).then(({ main }) => main({ argv, env: process.env, cwd: process.cwd(), stdout, stderr, get stdin() { return client?.consumedStdin() ?? process.stdin; } }));
   })
   .then((code) => { process.exitCode = code; })
   .catch((err) => { stderr.write(`memtier: internal error: ${err?.stack ?? err}\n`); process.exitCode = 2; });

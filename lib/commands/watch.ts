@@ -14,8 +14,8 @@ import { flagBool, flagNumber } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
-import { ask, startServer, type ServerStatus } from '../watch/server.js';
+import { ask, readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
+import { startServer, type ServerStatus } from '../watch/server.js';
 
 export const WATCH_LOG = '.memtier/watch.log';
 
@@ -109,8 +109,8 @@ export const command: CommandSpec = {
     if (flagBool(args, 'stop')) return stop(ctx, waitMs);
     if (flagBool(args, 'detach')) return detach(ctx, waitMs);
 
-    const { main } = await import('../cli/main.js');
-    const server = await startServer(ctx, main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined });
+    const { main, version } = await import('../cli/main.js');
+    const server = await startServer(ctx, main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined, version: version() });
     const onSignal = (): void => { void server.close(); };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

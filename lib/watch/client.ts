@@ -9,14 +9,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolveRoot } from '../core/root.js';
-import { buildId, readWatchInfo, SERVED_COMMANDS, type Reply, type RunRequest } from './protocol.js';
+import { ask, buildId, readWatchInfo, SERVED_COMMANDS, textStream, type RunRequest } from './protocol.js';
 
 export interface Delegated { code: number; out: string; err: string }
 
 /** Standard input read for a request (`recall --messages -`), for the CLI to use when it runs the call itself. */
 let stdinText: string | undefined;
-export function consumedStdin(): string | undefined {
-  return stdinText;
+export function consumedStdin(): NodeJS.ReadableStream | undefined {
+  return stdinText === undefined ? undefined : textStream(stdinText);
 }
 
 /** How long a server may take to accept a request before the CLI runs it itself. */
@@ -57,40 +57,12 @@ export async function delegate(command: string, argv: string[], env: NodeJS.Proc
   for (const [k, v] of Object.entries(env)) if (v !== undefined) penv[k] = v;
   const req: RunRequest = { op: 'run', build, command, argv, env: penv, cwd };
   // `recall --messages -`: the server cannot read this process's stdin, so it travels with the request
-  if (wantsStdin) req.stdin = stdinText = readFileSync(0, 'utf8');
-  const reply = await exchange(info.socket, req);
+  if (wantsStdin) {
+    try { req.stdin = stdinText = readFileSync(0, 'utf8'); } catch { return required('standard input could not be read for it'); }
+  }
+  const reply = await ask(info.socket, req, ACCEPT_MS, REPLY_MS);
   if (!reply) return required(`the memtier watch of ${root} (pid ${info.pid}) does not answer`);
   if (!reply.ok) return required(`the memtier watch of ${root} declined: ${reply.decline}`);
   if (!('code' in reply)) return required('the memtier watch sent an unexpected reply');
   return { code: reply.code, out: reply.out, err: reply.err };
-}
-
-function exchange(socket: string, req: RunRequest): Promise<Reply | undefined> {
-  const { connect } = process.getBuiltinModule('node:net') as typeof import('node:net');
-  return new Promise((done) => {
-    let buf = '';
-    let accepted = false;
-    let settled = false;
-    const finish = (r: Reply | undefined): void => { if (!settled) { settled = true; clearTimeout(timer); s.destroy(); done(r); } };
-    let timer = setTimeout(() => finish(undefined), ACCEPT_MS);
-    const s = connect(socket);
-    s.on('error', () => finish(undefined));
-    s.on('close', () => finish(undefined));
-    s.on('connect', () => s.write(JSON.stringify(req) + '\n'));
-    s.on('data', (d) => {
-      buf += d.toString('utf8');
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line === 'A' && !accepted) {
-          accepted = true;
-          clearTimeout(timer);
-          timer = setTimeout(() => finish(undefined), REPLY_MS);
-          continue;
-        }
-        try { finish(JSON.parse(line) as Reply); } catch { finish(undefined); }
-      }
-    });
-  });
 }

@@ -61,6 +61,43 @@ export function readWatchInfo(root: string): WatchInfo | undefined {
   }
 }
 
+/**
+ * Send one request and read its reply: undefined when nobody accepts it (`A`) within acceptMs, or
+ * replies within replyMs after that. node:net is loaded here, only when a server is announced.
+ */
+export function ask(socket: string, req: Request, acceptMs: number, replyMs = acceptMs): Promise<Reply | undefined> {
+  const { connect } = process.getBuiltinModule('node:net') as typeof import('node:net');
+  return new Promise((done) => {
+    let buf = '';
+    let settled = false;
+    const finish = (r: Reply | undefined): void => { if (!settled) { settled = true; clearTimeout(timer); s.destroy(); done(r); } };
+    let timer = setTimeout(() => finish(undefined), acceptMs);
+    const s = connect(socket);
+    s.on('error', () => finish(undefined));
+    s.on('close', () => finish(undefined));
+    s.on('connect', () => s.write(JSON.stringify(req) + '\n'));
+    s.on('data', (d) => {
+      buf += d.toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line === 'A') {
+          clearTimeout(timer);
+          timer = setTimeout(() => finish(undefined), replyMs);
+          continue;
+        }
+        try { finish(JSON.parse(line) as Reply); } catch { finish(undefined); }
+      }
+    });
+  });
+}
+
+/** A string as the standard input main() reads (lib/cli/stdin.ts iterates it). */
+export function textStream(text: string): NodeJS.ReadableStream {
+  return { async *[Symbol.asyncIterator]() { yield Buffer.from(text, 'utf8'); } } as unknown as NodeJS.ReadableStream;
+}
+
 let cachedBuild: string | undefined;
 
 /**

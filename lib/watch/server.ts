@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MainParams } from '../cli/main.js';
@@ -18,7 +18,7 @@ import { MemtierError } from '../core/errors.js';
 import { setFreshnessSource } from '../search/cache.js';
 import { acquireLock } from '../store/lock.js';
 import { WatchedFreshness } from './fresh.js';
-import { buildId, PROCESS_ENV, readWatchInfo, socketPath, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { ask, buildId, PROCESS_ENV, readWatchInfo, socketPath, textStream, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import { WatchedTree, type TreeStatus } from './tree.js';
 
 export interface ServerStatus {
@@ -46,30 +46,6 @@ type Main = (p: MainParams) => Promise<number>;
 /** How often a server checks that it is still the one announced in .memtier/watch.json. */
 export const ORPHAN_CHECK_MS = 5000;
 
-/** Ask the server at `socket` something; undefined when nobody answers within timeoutMs. */
-export function ask(socket: string, req: Request, timeoutMs = 2000): Promise<Reply | undefined> {
-  return new Promise((resolve) => {
-    let buf = '';
-    let done = false;
-    const finish = (r: Reply | undefined): void => { if (!done) { done = true; clearTimeout(timer); s.destroy(); resolve(r); } };
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
-    const s = connect(socket);
-    s.on('error', () => finish(undefined));
-    s.on('connect', () => s.write(JSON.stringify(req) + '\n'));
-    s.on('data', (d) => {
-      buf += d.toString('utf8');
-      const lines = buf.split('\n');
-      for (const l of lines.slice(0, -1)) if (l !== 'A') { try { finish(JSON.parse(l) as Reply); } catch { finish(undefined); } }
-    });
-    s.on('close', () => finish(undefined));
-  });
-}
-
-/** A string as the standard input main() reads (readStdin iterates it). */
-function textStream(text: string): NodeJS.ReadableStream {
-  return { async *[Symbol.asyncIterator]() { yield Buffer.from(text, 'utf8'); } } as unknown as NodeJS.ReadableStream;
-}
-
 function hash(s: string): string {
   return createHash('sha256').update(s).digest('hex').slice(0, 16);
 }
@@ -96,19 +72,24 @@ async function warmUp(ctx: Ctx, main: Main): Promise<void> {
   }
 }
 
-export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number } = {}): Promise<WatchServer> {
+/** Throw when another server of `root` is announced and answers. */
+async function refuseIfRunning(root: string): Promise<void> {
+  const w = readWatchInfo(root);
+  if (w && w.pid !== process.pid && (await ask(w.socket, { op: 'status' }, 1000))) {
+    throw new MemtierError(`memtier watch is already running for ${root} (pid ${w.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
+  }
+}
+
+export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number | undefined; version?: string } = {}): Promise<WatchServer> {
   const root = ctx.root;
   const tree = new WatchedTree(root, opts);
   const build = buildId();
   const socket = serverSocketPath(root);
-  const version = ctx.env.npm_package_version ?? '';
+  const version = opts.version ?? '';
   let server: Server | undefined;
 
-  // one server per root: check and announce under the memory's lock
-  const prior = readWatchInfo(root);
-  if (prior && (await ask(prior.socket, { op: 'status' }, 1000))) {
-    throw new MemtierError(`memtier watch is already running for ${root} (pid ${prior.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
-  }
+  // one server per root: checked before the costly start, and again under the lock to announce
+  await refuseIfRunning(root);
   try {
     tree.start();
   } catch (e) {
@@ -190,10 +171,7 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
 
   const lock = acquireLock(root, ctx.env);
   try {
-    const again = readWatchInfo(root);
-    if (again && again.pid !== process.pid && (await ask(again.socket, { op: 'status' }, 1000))) {
-      throw new MemtierError(`memtier watch is already running for ${root} (pid ${again.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
-    }
+    await refuseIfRunning(root);
     try { unlinkSync(socket); } catch { /* no stale socket */ }
     server = createServer((s) => {
       let buf = '';
