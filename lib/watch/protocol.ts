@@ -40,16 +40,6 @@ export type Reply =
   | { ok: true; status: unknown }
   | { ok: false; decline: string };
 
-/** A unix socket path must fit in sun_path (108 bytes on Linux, 104 on macOS). */
-export const MAX_SOCKET_PATH = 100;
-
-/** The socket of `root`'s server: .memtier/watch.sock, or under the temp folder when that path is too long. */
-export function socketPath(root: string, tmp: () => string, hash: (s: string) => string): string {
-  const own = join(root, '.memtier', 'watch.sock');
-  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
-  return join(tmp(), `memtier-${hash(root)}.sock`);
-}
-
 export function readWatchInfo(root: string): WatchInfo | undefined {
   let text: string;
   try { text = readFileSync(join(root, WATCH_FILE), 'utf8'); } catch { return undefined; }

@@ -18,7 +18,7 @@ import { MemtierError } from '../core/errors.js';
 import { setFreshnessSource } from '../search/cache.js';
 import { acquireLock } from '../store/lock.js';
 import { WatchedFreshness } from './fresh.js';
-import { ask, buildId, PROCESS_ENV, readWatchInfo, socketPath, textStream, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { ask, buildId, PROCESS_ENV, readWatchInfo, textStream, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import { WatchedTree, type TreeStatus } from './tree.js';
 
 export interface ServerStatus {
@@ -46,16 +46,16 @@ type Main = (p: MainParams) => Promise<number>;
 /** How often a server checks that it is still the one announced in .memtier/watch.json. */
 export const ORPHAN_CHECK_MS = 5000;
 
-function hash(s: string): string {
-  return createHash('sha256').update(s).digest('hex').slice(0, 16);
-}
+/** A unix socket path must fit in sun_path (108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH = 100;
 
+/** The socket of `root`'s server: .memtier/watch.sock, or a private temp folder's when that path is too long. */
 export function serverSocketPath(root: string): string {
-  return socketPath(root, () => {
-    const dir = join(tmpdir(), `memtier-${process.getuid?.() ?? 'user'}`);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return dir;
-  }, hash);
+  const own = join(root, '.memtier', 'watch.sock');
+  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
+  const dir = join(tmpdir(), `memtier-${process.getuid?.() ?? 'user'}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return join(dir, `memtier-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`);
 }
 
 /**

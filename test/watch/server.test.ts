@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, FIXED_NOW, readTree, rmTree, runBin, tmpTree } from '../helpers.js';
 
@@ -169,6 +169,19 @@ describe('memtier watch', () => {
     // and the CLI works alone
     expect(runBin(['search', 'deploy', '--root', root], { env: ENV }).code).toBe(0);
   }, 20_000);
+
+  it('a root too deep for a socket path in .memtier gets its socket in a private temp folder', async () => {
+    const root = join(tmpTree(), 'a-rather-long-folder-name-to-push-the-socket-path'.repeat(2));
+    roots.push(dirname(root));
+    cpSync(memory(), root, { recursive: true });
+    await serve(root);
+    const info = JSON.parse(readFileSync(join(root, '.memtier/watch.json'), 'utf8'));
+    expect(info.socket.startsWith(tmpdir())).toBe(true);
+    expect(Buffer.byteLength(info.socket)).toBeLessThanOrEqual(100);
+    expect(viaWatch(['search', 'deploy', '--json'], root)).toEqual(local(['search', 'deploy', '--json'], root));
+    expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
+    expect(existsSync(info.socket)).toBe(false);
+  });
 
   it('a server of another build, or with another CJK mode, declines; the CLI runs the call itself', async () => {
     const root = memory();
