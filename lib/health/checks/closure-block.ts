@@ -1,6 +1,6 @@
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf, type MemFile, type Snapshot } from '../snapshot.js';
+import { filesOf, type MemFile, type Snapshot } from '../../memory/snapshot.js';
 import { closureAppend, closureStatus } from '../../lifecycle/closure.js';
 import { CLOSURE_KEYS } from '../closure.js';
 

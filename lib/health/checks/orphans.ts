@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../types.js';
-import type { MemFile } from '../snapshot.js';
+import type { MemFile } from '../../memory/snapshot.js';
 import { isClosureLine } from '../closure.js';
 
 /** Logs whose entries should carry a type; memtier-managed ones warn, hand-kept ones inform. */
