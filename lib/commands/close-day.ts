@@ -11,7 +11,7 @@ import { episodicPath, PATHS } from '../format/layout.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, readMemoryFile } from '../store/store.js';
-import { closureAppend } from '../lifecycle/closure.js';
+import { closureAppend } from '../format/closure.js';
 import { parseEntries } from '../format/entry.js';
 import { rotate, ROTATING_DIR, type RotateResult } from '../wal/rotate.js';
 

@@ -3,8 +3,8 @@
  * plus a `run` over the shared snapshot and an optional `fix` that repairs through the store.
  */
 import type { Ctx } from '../core/context.js';
-import type { Snapshot } from './snapshot.js';
-import type { Limits } from './limits.js';
+import type { Snapshot } from '../memory/snapshot.js';
+import type { Limits } from '../memory/limits.js';
 
 /** `fail` makes `memtier health` exit 1; `warn` and `info` never do. */
 export type Severity = 'fail' | 'warn' | 'info';

@@ -5,7 +5,7 @@
  */
 import { lineCount } from '../format/lines.js';
 import type { Ctx } from '../core/context.js';
-import { limitsFrom } from '../health/limits.js';
+import { limitsFrom } from '../memory/limits.js';
 
 export const DEFAULT_MEMORY_LINES = 60;
 

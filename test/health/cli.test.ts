@@ -111,7 +111,7 @@ describe('a check that throws', () => {
 
 describe('limits', () => {
   it('follow the WAL\'s and the archive\'s settings unless health\'s own are set', async () => {
-    const { limitsFrom } = await import('../../lib/health/limits.js');
+    const { limitsFrom } = await import('../../lib/memory/limits.js');
     expect(limitsFrom({}).bufferLines).toBe(80);
     expect(limitsFrom({ MEMTIER_BUFFER_MAX_LINES: '120' }).bufferLines).toBe(120);
     expect(limitsFrom({ MEMTIER_BUFFER_MAX_LINES: '120', MEMTIER_HEALTH_BUFFER_LINES: '90' }).bufferLines).toBe(90);

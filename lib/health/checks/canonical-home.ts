@@ -1,7 +1,7 @@
 import { CANONICAL_HOME } from '../../format/entry.js';
 import type { Check, Finding } from '../types.js';
 import { normalizeFact } from '../markdown.js';
-import type { MemFile, Snapshot } from '../snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import type { LocatedEntry } from '../../format/entry.js';
 
 /** Where facts live (logs repeat facts on purpose: an episodic decision is extracted to decisions.md). */

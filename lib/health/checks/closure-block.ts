@@ -1,8 +1,7 @@
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf, type MemFile, type Snapshot } from '../snapshot.js';
-import { closureAppend, closureStatus } from '../../lifecycle/closure.js';
-import { CLOSURE_KEYS } from '../closure.js';
+import { filesOf, type MemFile, type Snapshot } from '../../memory/snapshot.js';
+import { CLOSURE_KEYS, closureAppend, closureStatus } from '../../format/closure.js';
 
 /** Seed 004 invariant 6: every past episodic day ends with its closure block. */
 export const check: Check = {

@@ -3,7 +3,7 @@ import { join, posix } from 'node:path';
 import { PATHS } from '../../format/layout.js';
 import type { Check, Finding } from '../types.js';
 import { findSection } from '../markdown.js';
-import type { Snapshot } from '../snapshot.js';
+import type { Snapshot } from '../../memory/snapshot.js';
 
 /** Why a link target does not resolve, or undefined when it does (external links always do). */
 function problem(snap: Snapshot, url: string): { why: string; fix: string } | undefined {

@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { isoWeek, localDate } from '../../core/clock.js';
 import type { Check, Finding } from '../types.js';
-import type { Snapshot } from '../snapshot.js';
+import type { Snapshot } from '../../memory/snapshot.js';
 
 /** Filesystem types where locks, fsync or rename atomicity cannot be trusted. */
 export const NETWORK_FS = new Set(['nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', 'fuse.sshfs', 'sshfs', '9p', 'afs', 'glusterfs', 'fuse.glusterfs', 'ceph', 'fuse.ceph', 'davfs', 'fuse.rclone', 'fuse.s3fs', 'lustre', 'gpfs', 'fuse.gcsfuse', 'virtiofs', 'vboxsf']);

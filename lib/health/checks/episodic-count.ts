@@ -4,7 +4,7 @@ import { daysBetween } from '../../core/clock.js';
 import { PATHS } from '../../format/layout.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf, type MemFile } from '../snapshot.js';
+import { filesOf, type MemFile } from '../../memory/snapshot.js';
 
 /** Where an overdue day goes: memory/archive/YYYY/MM/<same file name>. */
 export function archiveTarget(f: MemFile): string {

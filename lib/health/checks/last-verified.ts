@@ -1,6 +1,6 @@
 import { daysBetween } from '../../core/clock.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf } from '../snapshot.js';
+import { filesOf } from '../../memory/snapshot.js';
 import { frontmatterBlock } from '../markdown.js';
 
 const FIELD = /^\s*#?\s*last[_-]verified\s*:\s*["']?([^"'\s]*)/i;

@@ -4,7 +4,7 @@ import { TEMP_MARK } from '../../store/fsync.js';
 import { LOCK_FILE, lockIsStale, readLockInfo } from '../../store/lock.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import type { PlainFile } from '../snapshot.js';
+import type { PlainFile } from '../../memory/snapshot.js';
 
 /** No leftover temp files of atomic writes, stale locks or `.git/index.lock`. */
 export const check: Check = {

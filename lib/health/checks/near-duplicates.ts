@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../types.js';
-import type { MemFile, Snapshot } from '../snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { normalizeFact } from '../markdown.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';

@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.js';
-import type { MemFile } from '../snapshot.js';
-import { isClosureLine } from '../closure.js';
+import type { MemFile } from '../../memory/snapshot.js';
+import { isClosureLine } from '../../format/closure.js';
 
 /** Logs whose entries should carry a type; memtier-managed ones warn, hand-kept ones inform. */
 const MANAGED = new Set<MemFile['kind']>(['buffer', 'episodic']);

@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.js';
 import { frontmatterBlock } from '../markdown.js';
-import type { MemFile, Snapshot } from '../snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { ID_RE, isEntryType } from '../../format/entry.js';
 import { validateFrontmatter } from '../frontmatter.js';
 

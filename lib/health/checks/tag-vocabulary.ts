@@ -3,7 +3,7 @@ import { PATHS } from '../../format/layout.js';
 import type { Check, Finding } from '../types.js';
 import { TAGS_LINE, parseTagList } from '../markdown.js';
 import { parseVocabulary } from '../vocabulary.js';
-import type { MemFile } from '../snapshot.js';
+import type { MemFile } from '../../memory/snapshot.js';
 
 const WARM = new Set<MemFile['kind']>(['semantic', 'procedural', 'knowledge']);
 /** Files in memtier's model: an unknown tag in a typed or ^id entry there fails. Elsewhere (OpenClaw daily files, loose notes, hand-written bullets) it warns. */

@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../types.js';
-import { filesOf } from '../snapshot.js';
+import { filesOf } from '../../memory/snapshot.js';
 import { TAGS_LINE } from '../markdown.js';
 
 /** Seed 004 invariant 1: every WARM note carries its tags on line 2 (`head -2 | grep tags`). */

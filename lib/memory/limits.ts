@@ -1,5 +1,5 @@
 /**
- * The numbers health checks compare against. Defaults follow the seeds (004: MEMORY.md ≤ 60
+ * The limits and thresholds every part of memtier shares (health checks, the lifecycle, stats). Defaults follow the seeds (004: MEMORY.md ≤ 60
  * lines, buffer < 80 lines, ≤ 5 open questions, last_verified < 30 days, episodic TTL 30 days).
  * Each can be overridden through the environment (MEMTIER_HEALTH_<NAME>, e.g.
  * MEMTIER_HEALTH_BUFFER_LINES=120) so a deployment can tune them without code.

@@ -1,5 +1,6 @@
 /**
- * Closure blocks of episodic days (seed 004 mechanism 5), as `memtier close-day` writes them:
+ * The closure block that ends an episodic day (seed 004 mechanism 5), part of the file format:
+ * how it is read (the health check), built and appended (`memtier close-day`, `health --fix`).
  *
  *   ## Closure
  *   Updated: 2026-05-14
@@ -7,11 +8,11 @@
  *   Signal: pnpm needs --shamefully-hoist for expo (^k2j3q1b2)
  *   Open: none
  *
- * The block follows the day's last entry. It is read leniently (lib/health/closure.ts: a
- * `- **Updated:**` bullet counts too), so this module only decides what to write.
+ * The block follows the day's last entry. It is read leniently: `- **Updated:** …` counts too.
  */
-import { parseEntries, type LocatedEntry } from '../format/entry.js';
-import { CLOSURE_KEYS, closureKeys } from '../health/closure.js';
+import { parseEntries, type LocatedEntry } from './entry.js';
+
+export const CLOSURE_KEYS = ['Updated', 'Decisions', 'Signal', 'Open'] as const;
 
 export const CLOSURE_HEADING = '## Closure';
 /** One item in a closure line is cut to this many characters. */
@@ -20,6 +21,21 @@ export const ITEM_MAX = 80;
 export const LINE_MAX = 400;
 
 const KEY_LINE = /^\s*(?:[-*]\s+)?(?:\*\*)?(updated|decisions|signal|open)(?:\*\*)?\s*:/i;
+
+/** Which closure keys the given lines contain (canonical spelling). */
+export function closureKeys(lines: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const l of lines) {
+    const m = KEY_LINE.exec(l);
+    if (m) out.add(CLOSURE_KEYS.find((k) => k.toLowerCase() === m[1]!.toLowerCase())!);
+  }
+  return out;
+}
+
+/** Is this line a closure line (also when written as a bullet, which is then not an entry)? */
+export function isClosureLine(line: string): boolean {
+  return KEY_LINE.test(line);
+}
 
 /** Entries of a day, without the closure lines written as bullets (`- **Updated:** …`). */
 export function dayEntries(text: string): LocatedEntry[] {

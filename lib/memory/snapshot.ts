@@ -1,7 +1,8 @@
 /**
- * The shared snapshot: the memory read once (one walk, one stat and one strict read per file),
- * then handed to every health check and to `memtier stats`. Checks never touch the disk for
- * memory content themselves, so a cold `memtier health` reads each file exactly once.
+ * The memory read model: the whole memory read once (one walk, one stat and one strict read per
+ * file), parsed into entries, then handed to whatever needs all of it — every health check,
+ * `memtier stats`, the lifecycle steps. Its readers never touch the disk for memory content
+ * themselves, so a cold `memtier health` reads each file exactly once.
  */
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
