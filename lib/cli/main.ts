@@ -2,34 +2,20 @@
  * The CLI core: parse, resolve root and clock, run one command, print, return an exit code.
  * Only this module (and bin/) deal with process-level concerns; nothing calls process.exit().
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeClock } from '../core/clock.js';
 import type { Ctx, Logger } from '../core/context.js';
 import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
 import { isModuleNotFound, lazyImport } from '../core/lazy.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
+import { version } from '../core/version.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
 import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
-import type { Io } from './spec.js';
+import type { MainParams } from './spec.js';
 
-export interface MainParams extends Io {
-  argv: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-/** The package version, from the nearest package.json above this module (works from lib/ and dist/lib/). */
-export function version(): string {
-  for (const up of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8')) as { name?: string; version: string };
-      if (pkg.name === 'memtier') return pkg.version;
-    } catch { /* try the next level */ }
-  }
-  return '0.0.0';
-}
+export type { MainParams } from './spec.js';
+export { version };
 
 function formatError(e: MemtierError): string {
   const where = e.file ? `${e.file}${e.line ? `:${e.line}` : ''}: ` : '';
@@ -125,7 +111,7 @@ export async function main(p: MainParams): Promise<number> {
     };
     // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };
-    const result = await command.run(ctx, args, p);
+    const result = await command.run(ctx, args, { ...p, main });
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
     else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');

@@ -43,7 +43,22 @@ export interface Io {
   stdin?: NodeJS.ReadableStream;
   stdout: { write(s: string): unknown; isTTY?: boolean };
   stderr: { write(s: string): unknown; isTTY?: boolean };
+  /**
+   * The CLI's own entry, handed to a command that runs other commands (memtier watch answers
+   * the CLI's calls through it): commands never import the layer above them (ARCHITECTURE.md).
+   */
+  main?: Main;
 }
+
+/** What the CLI's entry (lib/cli/main.ts) takes: the streams plus argv, environment and working directory. */
+export interface MainParams extends Io {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** The CLI's entry: runs one command, returns its exit code. */
+export type Main = (p: MainParams) => Promise<number>;
 
 export interface CommandSpec {
   name: string;

@@ -9,10 +9,11 @@
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
+import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagBool, flagNumber } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
+import { version } from '../core/version.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { ask, readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { startServer, type ServerStatus } from '../watch/server.js';
@@ -97,7 +98,7 @@ export const command: CommandSpec = {
     { name: 'wait', type: 'number', value: 'MS', description: 'how long --detach / --stop wait', default: 60000 },
   ],
   examples: ['memtier watch --detach', 'memtier watch --status --json', 'memtier watch --stop'],
-  async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const modes = ['detach', 'status', 'stop'].filter((m) => flagBool(args, m));
     if (modes.length > 1) throw new UsageError(`watch: choose one of --${modes.join(', --')}`);
     const waitMs = flagNumber(args, 'wait') ?? 60_000;
@@ -109,8 +110,8 @@ export const command: CommandSpec = {
     if (flagBool(args, 'stop')) return stop(ctx, waitMs);
     if (flagBool(args, 'detach')) return detach(ctx, waitMs);
 
-    const { main, version } = await import('../cli/main.js');
-    const server = await startServer(ctx, main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined, version: version() });
+    if (!io.main) throw new MemtierError('watch needs the CLI entry to answer calls', { code: 'internal', hint: 'run it as "memtier watch"' });
+    const server = await startServer(ctx, io.main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined, version: version() });
     const onSignal = (): void => { void server.close(); };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

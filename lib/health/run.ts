@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PATHS } from '../format/layout.js';
 import { LOCK_FILE, lockIsStale } from '../store/lock.js';
 import { openStore } from '../store/store.js';
-import { estimateTokens } from '../stats/tokens.js';
+import { estimateTokens } from '../memory/tokens.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { limitsFrom, type Limits } from './limits.js';
 import { loadSnapshot, type Snapshot } from './snapshot.js';

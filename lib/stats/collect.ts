@@ -6,7 +6,7 @@ import { isoWeek, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import type { EntryType } from '../format/entry.js';
 import { loadSnapshot, type Snapshot } from '../health/snapshot.js';
-import { estimateTokens } from './tokens.js';
+import { estimateTokens } from '../memory/tokens.js';
 
 export interface Stats {
   time: string;

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync 
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MainParams } from '../cli/main.js';
+import type { Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { setFreshnessSource } from '../search/cache.js';
@@ -41,7 +41,6 @@ export interface WatchServer {
   closed: Promise<void>;
 }
 
-type Main = (p: MainParams) => Promise<number>;
 
 /** How often a server checks that it is still the one announced in .memtier/watch.json. */
 export const ORPHAN_CHECK_MS = 5000;

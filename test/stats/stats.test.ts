@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { command } from '../../lib/commands/stats.js';
 import { collectStats } from '../../lib/stats/collect.js';
 import { bar, human, renderStats } from '../../lib/stats/render.js';
-import { estimateTokens } from '../../lib/stats/tokens.js';
+import { estimateTokens } from '../../lib/memory/tokens.js';
 import { REPO, rmTree, runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const MEMORY = '# MEMORY\n- [Decisions](memory/semantic/decisions.md) — cache in SQLite\n';
