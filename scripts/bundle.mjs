@@ -19,10 +19,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(repo, 'dist', 'lib');
 const out = join(repo, 'dist', 'cli');
 
-// `watch` is a long-running server: it runs from dist/lib, so the commands it runs for the CLI
-// share its modules (its freshness source in search/cache.js); its start time does not matter.
+// `watch` and `mcp` are long-running servers: they run from dist/lib, so the commands they run
+// share their modules (the freshness source in search/cache.js); their start time does not matter.
+const LONG_RUNNING = new Set(['watch.js', 'mcp.js']);
 const commands = readdirSync(join(lib, 'commands'))
-  .filter((f) => f.endsWith('.js') && f !== 'index.js' && f !== 'watch.js')
+  .filter((f) => f.endsWith('.js') && f !== 'index.js' && !LONG_RUNNING.has(f))
   .map((f) => f.slice(0, -3));
 
 /**
@@ -64,7 +65,7 @@ const results = await Promise.all(commands.map((name) => build({
   platform: 'node',
   target: 'node20',
   // npm packages stay in node_modules (gray-matter, unified and remark-parse load only when needed)
-  external: ['gray-matter', 'unified', 'remark-parse'],
+  external: ['gray-matter', 'unified', 'remark-parse', '@modelcontextprotocol/sdk', 'zod'],
   define: { MEMTIER_BUNDLED: 'true' },
   plugins: [builtins],
   legalComments: 'none',

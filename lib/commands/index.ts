@@ -46,6 +46,7 @@ export const registry: RegistryEntry[] = [
   // Search
   { name: 'search', group: 'Search', summary: 'ranked search over every tier (tags + BM25 + activation)', load: lazy('search') },
   { name: 'recall', group: 'Search', summary: 'budgeted memory block to prepend to a prompt', load: lazy('recall') },
+  { name: 'mcp', group: 'Search', summary: 'serve the memory to an MCP client over stdio (Claude Code, Codex, …)', load: lazy('mcp') },
   { name: 'watch', group: 'Search', summary: 'serve search and recall from a warm index, with the memory watched', load: lazy('watch') },
   // Health
   { name: 'health', group: 'Health', summary: 'check the invariants; --fix repairs what is safe', load: lazy('health') },

@@ -15,11 +15,10 @@ import { join } from 'node:path';
 import type { Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
-import { setFreshnessSource } from '../search/cache.js';
 import { acquireLock } from '../store/lock.js';
-import { WatchedFreshness } from './fresh.js';
 import { ask, buildId, PROCESS_ENV, readWatchInfo, textStream, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
-import { WatchedTree, type TreeStatus } from './tree.js';
+import type { TreeStatus } from './tree.js';
+import { warmMemory } from './warm.js';
 
 export interface ServerStatus {
   pid: number;
@@ -81,7 +80,6 @@ async function refuseIfRunning(root: string): Promise<void> {
 
 export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number | undefined; version?: string } = {}): Promise<WatchServer> {
   const root = ctx.root;
-  const tree = new WatchedTree(root, opts);
   const build = buildId();
   const socket = serverSocketPath(root);
   const version = opts.version ?? '';
@@ -89,18 +87,9 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
 
   // one server per root: checked before the costly start, and again under the lock to announce
   await refuseIfRunning(root);
-  try {
-    tree.start();
-  } catch (e) {
-    tree.close();
-    throw new MemtierError(`cannot watch the memory: ${(e as Error).message}`, { code: 'watch-failed', file: root, cause: e });
-  }
-  const fresh = new WatchedFreshness(tree);
-  setFreshnessSource(fresh);
   // warm the index (builds the cache when there is none) before announcing
-  const { loadIndex } = await import('../search/search.js');
-  await loadIndex(ctx);
-
+  const warm = await warmMemory(ctx, opts);
+  const tree = warm.tree;
   await warmUp(ctx, main);
 
   const started = ctx.clock.now().toISOString();
@@ -157,8 +146,7 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(orphanCheck);
-      setFreshnessSource(undefined);
-      tree.close();
+      warm.close();
       await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
       await queue.catch(() => undefined);
       if (readWatchInfo(root)?.pid === process.pid) rmSync(join(root, WATCH_FILE), { force: true });
@@ -189,8 +177,7 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n');
     renameSync(tmp, join(root, WATCH_FILE));
   } catch (e) {
-    tree.close();
-    setFreshnessSource(undefined);
+    warm.close();
     server?.close();
     throw e;
   } finally {
