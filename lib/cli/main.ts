@@ -9,6 +9,7 @@ import type { Ctx, Logger } from '../core/context.js';
 import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
 import { isModuleNotFound, lazyImport } from '../core/lazy.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
+import { crashPoint } from '../store/crash.js';
 import { version } from '../core/version.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
 import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
@@ -23,22 +24,44 @@ function formatError(e: MemtierError): string {
   return `memtier: ${where}${e.message}${rule}${e.hint ? `\n  fix: ${e.hint}` : ''}\n`;
 }
 
+/** Is `root` a git memory memtier commits to? (lib/git loads only then.) */
+function gitMemory(ctx: Ctx): boolean {
+  const v = (ctx.env.MEMTIER_GIT ?? '').toLowerCase();
+  return !(v === 'off' || v === '0' || v === 'false' || v === 'no') && existsSync(join(ctx.root, '.git'));
+}
+
+/**
+ * Before a command on a git memory: commit what earlier memtier commands, killed between their
+ * writes and their commit, left recorded in .memtier/commit-pending/ (one readdir when none did).
+ */
+async function recoverCommits(ctx: Ctx): Promise<void> {
+  if (!gitMemory(ctx) || !existsSync(join(ctx.root, '.memtier', 'commit-pending'))) return;
+  const git = await lazyImport('git/index.js', () => import('../git/index.js'));
+  try {
+    for (const r of git.recoverPendingCommits(ctx)) if (r.committed) ctx.log.info(`committed the changes of an interrupted command (${r.files.length} file(s), ${r.commit?.slice(0, 10)})`);
+  } catch (e) {
+    ctx.log.warn(`could not commit an interrupted command's changes: ${(e as Error).message}`);
+  }
+}
+
 /**
  * When the memory is a git repository, commit what this command changed (the store records every
- * path it wrote). Off with MEMTIER_GIT=off. lib/git loads only when the root has a .git folder.
+ * path before it writes it). Off with MEMTIER_GIT=off. lib/git loads only when the root has a .git folder.
  */
 async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): Promise<void> {
-  if (ctx.env.MEMTIER_GIT === 'off' || !existsSync(join(ctx.root, '.git'))) return;
-  const { takeTouched } = await lazyImport('store/store.js', () => import('../store/store.js'));
+  if (!gitMemory(ctx)) return;
+  const { takeTouched, settleTouched } = await lazyImport('store/store.js', () => import('../store/store.js'));
   const paths = takeTouched(ctx.root);
-  if (paths.length === 0) return;
+  if (paths.length === 0) { settleTouched(ctx.root); return; }
+  crashPoint(ctx.env, 'commit.before');
   const git = await lazyImport('git/index.js', () => import('../git/index.js'));
   const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 120) ?? `${paths.length} file(s)`;
   const message = git.commitMessage(what, summary);
   try {
-    await git.autoCommit(ctx, paths, message);
+    git.autoCommit(ctx, paths, message);
+    settleTouched(ctx.root);
   } catch (e) {
-    ctx.log.warn(`the change is saved but was not committed to git: ${(e as Error).message}`);
+    ctx.log.warn(`the change is saved but was not committed to git: ${(e as Error).message} (the next memtier command tries again)`);
   }
 }
 
@@ -111,6 +134,7 @@ export async function main(p: MainParams): Promise<number> {
     };
     // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };
+    if (command.needsRoot !== false) await recoverCommits(ctx);
     const result = await command.run(ctx, args, { ...p, main });
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');

@@ -11,11 +11,11 @@ import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { openStore } from '../store/store.js';
+import { openStore, settleTouched } from '../store/store.js';
 import { resolveInside } from '../store/guards/paths.js';
 
 /** Lines `init --git` makes sure `.gitignore` holds. */
-export const GITIGNORE_LINES = ['.memtier/'];
+export const GITIGNORE_LINES = ['.memtier/', 'memory/.trash/'];
 
 /** Lines `init --git` makes sure `.gitattributes` holds: append-only logs merge by union. */
 export const GITATTRIBUTES_LINES = [
@@ -155,7 +155,7 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
         tx.append(rel, `${header}\n${miss.join('\n')}\n`);
         return 'updated';
       });
-    const gitignore = ensure('.gitignore', GITIGNORE_LINES, '# memtier: derived state (index cache, lock, recall bookkeeping), rebuildable');
+    const gitignore = ensure('.gitignore', GITIGNORE_LINES, '# memtier: derived state (.memtier/: index cache, lock, recall bookkeeping) and the local trash (memory/.trash/: git history already holds every removed line)');
     const gitattributes = ensure('.gitattributes', GITATTRIBUTES_LINES, "# memtier: append-only logs merge by union (both sides' new lines are kept)");
     res.git = { initialized: !already, already, gitignore, gitattributes };
   }
@@ -176,6 +176,7 @@ async function commitInit(ctx: Ctx, r: InitResult): Promise<void> {
     const c = git.autoCommit({ ...ctx, root: r.root }, files, g.initialized ? 'memtier init: a new memory from memory-skeleton/' : `memtier init: ${r.created.length} skeleton file(s) added`);
     if (c.committed && c.sha) g.commit = c.sha;
     else g.notCommitted = c.reason ?? 'nothing to commit';
+    settleTouched(r.root);
   } catch (e) {
     g.notCommitted = (e as Error).message;
   }

@@ -14,11 +14,11 @@
  * - `MEMTIER_GIT=off` turns all of this off.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
-import { openStore } from '../store/store.js';
+import { deadCommitRecords, gitEnabled, openStore } from '../store/store.js';
 
 /**
  * The .gitattributes lines that make concurrent appends from two machines merge: the same
@@ -39,10 +39,7 @@ export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'D
 
 const FSYNC = ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', '-c', 'core.fsyncObjectFiles=true'];
 
-export function gitEnabled(env: NodeJS.ProcessEnv): boolean {
-  const v = (env.MEMTIER_GIT ?? '').toLowerCase();
-  return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
-}
+export { gitEnabled };
 
 /** Is `root` the top of a git work tree (has its own .git)? */
 export function isGitRepo(root: string): boolean {
@@ -141,11 +138,24 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
   const base: CommitResult = { committed: false, files: [], ...(recoveredLock ? { recoveredLock } : {}) };
   const existing = specs.filter((s) => s.length > 0);
   if (existing.length === 0) return { ...base, reason: 'nothing to commit' };
-  // Stage the memory paths (new, changed, deleted); ignore pathspecs git does not know at all.
-  const add = git(ctx, ['add', '-A', '--ignore-errors', '--', ...existing]);
-  // a path git does not know, or one the person's .gitignore excludes (e.g. memory/.trash/), is skipped; the rest is staged
-  if (add.code !== 0 && !/did not match any files|ignored by one of your \.gitignore files/.test(add.stderr)) {
-    throw new MemtierError(`git add failed: ${add.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
+  // A path the command changed may be gone by now (a rotation's aside file, moved to the trash; a
+  // file archived or trashed): git add fails on the whole list for one pathspec that matches
+  // nothing, so the paths that exist are added and the gone ones staged as deletions (when tracked).
+  const present: string[] = [];
+  const gone: string[] = [];
+  for (const p of existing) {
+    try { lstatSync(join(ctx.root, p)); present.push(p); } catch { gone.push(p); }
+  }
+  if (present.length) {
+    const add = git(ctx, ['add', '-A', '--ignore-errors', '--', ...present]);
+    // a path the memory's .gitignore excludes (memory/.trash/) is skipped; the rest is staged
+    if (add.code !== 0 && !/ignored by one of your \.gitignore files/.test(add.stderr)) {
+      throw new MemtierError(`git add failed: ${add.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
+    }
+  }
+  if (gone.length) {
+    const rm = git(ctx, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...gone]);
+    if (rm.code !== 0) throw new MemtierError(`git rm --cached failed: ${rm.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   }
   const staged = git(ctx, ['diff', '--cached', '--no-renames', '--name-only', '-z', '--', ...existing]);
   const files = staged.stdout.split('\0').filter(Boolean);
@@ -165,6 +175,24 @@ export function autoCommit(ctx: Ctx, files: string[] | 'all', message: string): 
   if (!isGitRepo(ctx.root)) return { committed: false, reason: 'not a git repository', files: [] };
   const specs = files === 'all' ? MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p))) : files.filter((f) => !f.startsWith('.memtier/'));
   return openStore(ctx).mutate(() => commitNow(ctx, specs, message));
+}
+
+/**
+ * Finish the commits of memtier commands that were killed between their writes and their commit:
+ * each left its record of paths in .memtier/commit-pending/ (lib/store); those paths are committed
+ * now, one recovered commit per dead command, and the record removed. Runs before a command on a
+ * git memory, so the recovered changes are not swept into that command's own commit.
+ */
+export function recoverPendingCommits(ctx: Ctx): CommitResult[] {
+  if (!gitEnabled(ctx.env) || !isGitRepo(ctx.root)) return [];
+  const dead = deadCommitRecords(ctx.root);
+  if (dead.length === 0) return [];
+  return openStore(ctx).mutate(() => dead.map((d) => {
+    if (!existsSync(d.file)) return { committed: false, reason: 'recovered by another process', files: [] };
+    const r = commitNow(ctx, d.paths, `memtier recover: commit of an interrupted command (pid ${d.pid}${d.time ? `, started ${d.time}` : ''})\n\nThis command was stopped between its writes and its git commit; the next memtier\ncommand committed the paths it had recorded in .memtier/commit-pending/.`);
+    rmSync(d.file, { force: true });
+    return r;
+  }));
 }
 
 export interface SyncResult {

@@ -10,7 +10,8 @@
  * a holder that died first repairs what the crash left: the torn tail of an interrupted append
  * is cut off exactly (and kept in memory/.trash/torn/), and orphan temp files are removed.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { MemtierError } from '../core/errors.js';
@@ -24,6 +25,7 @@ import { assertNotReserved, resolveInside } from './guards/paths.js';
 import { assertNoSecrets } from './guards/secrets.js';
 import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from './guards/text.js';
 import { ID_RE } from '../format/entry.js';
+import { randomChars } from '../core/random.js';
 
 export { findOrphanTemps } from './fsync.js';
 
@@ -163,8 +165,8 @@ export class Tx {
     }
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
+    touch(this.ctx, rel);
     atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
-    touch(this.ctx.root, rel);
   }
 
   /** The target, if it exists, must be a regular file (a rename would replace a link or fail on a folder). */
@@ -194,12 +196,12 @@ export class Tx {
     }
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
+    touch(this.ctx, rel);
     const { prefix, size } = this.repairTail(rel, abs);
     const data = prefix + clean;
     if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
     this.lock.intent({ rel, offset: size, data });
     durableAppend(abs, data, this.ctx.env, rel, this.commit);
-    touch(this.ctx.root, rel);
   }
 
   /**
@@ -264,8 +266,8 @@ export class Tx {
     for (let i = 1; this.exists(q); i++) q = `${base}-${i}.txt`;
     const abs = this.abs(q);
     ensureDir(dirname(abs), q);
+    touch(this.ctx, q);
     atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit);
-    touch(this.ctx.root, q);
     return q;
   }
 
@@ -278,9 +280,9 @@ export class Tx {
     if (this.exists(toRel)) throw new MemtierError(`cannot move ${fromRel}: ${toRel} already exists`, { code: 'exists', file: toRel });
     ensureDir(dirname(to), toRel);
     this.lock.verify();
+    touch(this.ctx, fromRel, toRel);
     try {
       renameSync(from, to);
-      touch(this.ctx.root, fromRel, toRel);
     } catch (e) {
       throw new MemtierError(`cannot move ${fromRel} to ${toRel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: fromRel, cause: e, hint: 'check permissions; nothing was changed' });
     }
@@ -329,21 +331,81 @@ export interface RepairReport {
   torn: { file: string; savedTo: string }[];
 }
 
-/** Root-relative paths each root's mutations changed in this process (for the git auto-commit). */
-const touched = new Map<string, Set<string>>();
-function touch(root: string, ...rels: string[]): void {
-  const key = resolve(root);
-  let set = touched.get(key);
-  if (!set) touched.set(key, (set = new Set()));
-  for (const r of rels) if (!r.startsWith(PATHS.state + '/')) set.add(r);
+/**
+ * The paths each root's mutations change in this process, for the git auto-commit (lib/git):
+ * recorded before each write, so the commit holds every path a command changed, whatever step
+ * changed it (rotation, archive, trash, quarantine, a torn tail cut back).
+ *
+ * In a git memory the record is also kept on disk, in `.memtier/commit-pending/PID-TOKEN.txt`
+ * (a lock-style first line `pid host token time`, then one path a line), appended before the
+ * first write to each path. A command killed between its writes and its commit leaves the record
+ * behind, and the next memtier command on that root commits those paths as a recovered commit
+ * (lib/git `recoverPendingCommits`). The record is appended without fsync: a process kill keeps
+ * it (the page cache survives), a power cut may lose it, and then `memtier health` reports the
+ * uncommitted files (the `uncommitted` check).
+ */
+interface Touched { paths: Set<string>; record?: string | null }
+const touched = new Map<string, Touched>();
+export const PENDING_DIR = '.memtier/commit-pending';
+
+/** Is the memory a git repository memtier commits to (MEMTIER_GIT not off, a .git at the root)? */
+export function gitEnabled(env: NodeJS.ProcessEnv): boolean {
+  const v = (env.MEMTIER_GIT ?? '').toLowerCase();
+  return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
 }
 
-/** The memory files this process changed under `root` since the last call (and forget them). */
+function touch(ctx: StoreCtx, ...rels: string[]): void {
+  const key = resolve(ctx.root);
+  let t = touched.get(key);
+  if (!t) touched.set(key, (t = { paths: new Set() }));
+  const fresh = rels.filter((r) => !r.startsWith(PATHS.state + '/') && !t.paths.has(r));
+  if (fresh.length === 0) return;
+  for (const r of fresh) t.paths.add(r);
+  if (t.record === undefined) {
+    t.record = null;
+    if (gitEnabled(ctx.env) && existsSync(join(key, '.git'))) {
+      const dir = join(key, PENDING_DIR);
+      mkdirSync(dir, { recursive: true });
+      const token = randomChars(8);
+      t.record = join(dir, `${process.pid}-${token}.txt`);
+      writeFileSync(t.record, `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`, { flag: 'wx' });
+    }
+  }
+  if (t.record) appendFileSync(t.record, fresh.join('\n') + '\n');
+}
+
+/** The memory files this process changed under `root` since they were last settled. */
 export function takeTouched(root: string): string[] {
+  const t = touched.get(resolve(root));
+  return t ? [...t.paths].sort() : [];
+}
+
+/** The changes takeTouched listed are committed (or there was nothing to commit): forget them and drop this process's record. */
+export function settleTouched(root: string): void {
   const key = resolve(root);
-  const set = touched.get(key);
+  const t = touched.get(key);
+  if (t?.record) rmSync(t.record, { force: true });
   touched.delete(key);
-  return set ? [...set].sort() : [];
+}
+
+/** Records of commits other processes started under `root` and did not finish (their holder is gone). */
+export function deadCommitRecords(root: string): { file: string; pid: number; time: string; paths: string[] }[] {
+  const key = resolve(root);
+  const own = touched.get(key)?.record;
+  const dir = join(key, PENDING_DIR);
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return []; }
+  const out: { file: string; pid: number; time: string; paths: string[] }[] = [];
+  for (const n of names.sort()) {
+    const file = join(dir, n);
+    if (file === own || !n.endsWith('.txt') || !lockIsStale(file)) continue;
+    let text: string;
+    try { text = readFileSync(file, 'utf8'); } catch { continue; }
+    const [head, ...rest] = text.split('\n');
+    const { info } = parseLock(head ?? '');
+    out.push({ file, pid: info?.pid ?? 0, time: info?.time ?? '', paths: [...new Set(rest.map((l) => l.trim()).filter((l) => l && !l.startsWith(PATHS.state + '/')))].sort() });
+  }
+  return out;
 }
 
 interface Held { tx: Tx; depth: number }
@@ -436,6 +498,7 @@ export class Store {
     // Carry the intent in our own lock: if we die mid-repair, the next breaker repeats it.
     lock.intent(i);
     const saved = tx.quarantine(i.rel, lossy.decode(got));
+    touch(this.ctx, i.rel);
     truncateFile(abs, i.offset, this.ctx.env, i.rel, { beforeCommit: () => lock.verify() });
     return saved;
   }
