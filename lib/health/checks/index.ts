@@ -23,6 +23,7 @@ import { check as disk } from './disk.js';
 import { check as orphans } from './orphans.js';
 import { check as nearDuplicates } from './near-duplicates.js';
 import { check as unadopted } from './unadopted.js';
+import { check as uncommitted } from './uncommitted.js';
 
 export const CHECKS: readonly Check[] = [
   warmTagsLine,
@@ -44,6 +45,7 @@ export const CHECKS: readonly Check[] = [
   orphans,
   nearDuplicates,
   unadopted,
+  uncommitted,
 ];
 
 /**
