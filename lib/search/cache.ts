@@ -430,6 +430,7 @@ export class CachedIndex implements IndexView {
   private readonly infos: (FileInfo | undefined)[] = [];
   private readonly base: number;
   private fileArrays?: FileArrays;
+  private readonly maskedList: string;
 
   /** `shared`: caches of the build kept across queries by a long-running process (else this view's own). */
   constructor(private readonly root: string, private readonly m: Manifest, private readonly ft: FileTable, basePaths: string[], masked: ArrayLike<number>, private readonly fresh: MemoryIndex, private readonly shared: SharedBuild = { build: m.build, shards: new Map(), docs: new Map() }) {
@@ -441,6 +442,7 @@ export class CachedIndex implements IndexView {
     let N = m.N;
     let len = m.totalLen;
     for (let j = 0; j < masked.length; j++) { const f = masked[j]!; this.masked[f] = 1; N -= ft.n[f]!; len -= ft.len[f]!; }
+    this.maskedList = Array.from(masked).sort((a, b) => a - b).join(',');
     this.anyMasked = masked.length > 0;
     let s = 0;
     for (let i = 0; i < this.base; i++) { this.starts[i] = s; s += ft.n[i]!; }
@@ -450,6 +452,11 @@ export class CachedIndex implements IndexView {
     this.N = N + fresh.N;
     this.totalLen = len + fresh.totalLen;
     this.paths = fresh.paths.length ? [...basePaths, ...fresh.paths] : basePaths;
+  }
+
+  /** The build, the files masked since it (changed or gone) and the changed files' stats. */
+  state(): string {
+    return `${this.m.build}\n${this.maskedList}\n${this.fresh.state()}`;
   }
 
   private shard(n: number): Shard {
@@ -647,7 +654,7 @@ function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
     }
     if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${scan.files.length} files`);
   });
-  if (units) writeCache(ctx.root, idx, remapDirs(scan, idx), units);
+  if (units && writeCache(ctx.root, idx, remapDirs(scan, idx), units)) idx.build = units.build;
   return idx;
 }
 

@@ -82,6 +82,12 @@ export interface IndexView {
   slotPostings(term: string): Int32Array[];
   /** Per-file and per-slot typed arrays for the ranking (built once per view). */
   arrays(): FileArrays;
+  /**
+   * The memory this view was read from, as a string: two views give the same one only when no
+   * file changed between them, as far as the index's freshness check can tell (recall's cache
+   * is keyed on it, so it never answers for a memory that changed).
+   */
+  state(): string;
 }
 
 /**
@@ -168,6 +174,15 @@ export class MemoryIndex implements IndexView {
 
   constructor(files: FileRecord[] = [], private readonly lazyRoot?: string) {
     for (const f of files) this.add(f);
+  }
+
+  /** Set when this index was built from every file and written as cache build `build`. */
+  build?: string;
+
+  state(): string {
+    // the same string a CachedIndex of that build gives while no file changed
+    if (this.build) return `${this.build}\n\n`;
+    return this.files.map((f) => `${f.path}\t${f.mtimeMs}\t${f.size}`).join('\n');
   }
 
   private static grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {

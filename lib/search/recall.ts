@@ -6,7 +6,9 @@
  *    message), `recent` (default: the last 2 user turns and the last assistant turn, 220 and
  *    180 characters each, oldest first), `full` (every message, each cut to 220 characters).
  * 2. Served from `.memtier/recall-cache.json` when the same query and options were answered
- *    less than 15 s ago (same turn, several hooks).
+ *    less than 15 s ago (same turn, several hooks) from the same memory: the key holds the
+ *    index view's state, so a write, a hand edit or a moved file since then is never answered
+ *    from the cache.
  * 3. Budget: entries allowed by `--context-used` (lib/search/budget.ts), characters by
  *    `--max-chars`.
  * 4. Hot tier first: up to 3 entries recalled HOT_RECALL_COUNT (5) times or more, most recalled
@@ -94,8 +96,8 @@ function lineFor(r: SearchResult, hot: boolean): string {
   return `- ${hot ? '★ ' : ''}${r.type ? `[${r.type}] ` : ''}${r.date && r.kind !== 'memory-index' ? `${r.date} ` : ''}${text} (${cite(r)})`;
 }
 
-function cacheKey(query: string, o: RecallOptions): string {
-  return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded])).digest('hex').slice(0, 16);
+function cacheKey(query: string, o: RecallOptions, state: string): string {
+  return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded])).update('\0').update(state).digest('hex').slice(0, 16);
 }
 
 interface CacheFile { entries: Record<string, { at: number; block: Omit<RecallBlock, 'cached'> }> }
@@ -156,17 +158,22 @@ function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: numbe
 /** Build the recall block for `query`. */
 export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Promise<RecallBlock> {
   const nowMs = ctx.clock.now().getTime();
-  const key = cacheKey(query, o);
-  if (!o.noCache) {
-    const c = readCache(ctx.root).entries[key];
-    if (c && nowMs - c.at >= 0 && nowMs - c.at < RECALL_DEFAULTS.cacheTtlMs) return { ...c.block, cached: true };
-  }
+  let key = '';
+  let cached: RecallBlock | undefined;
   const maxChars = o.maxChars ?? RECALL_DEFAULTS.maxChars;
   const budget = { ...recallBudget(o.contextUsed ?? 0), maxChars };
   const history = readRecallHistory(ctx.root);
   const hot: RecallItem[] = [];
   const results: RecallItem[] = [];
   const build = (view: IndexView): void => {
+    // the cache answers only for the memory it was filled from: the key holds the view's state,
+    // which changes with any file the index's freshness check sees changed, added, moved or gone
+    key = cacheKey(query, o, view.state());
+    cached = undefined;
+    if (!o.noCache) {
+      const c = readCache(ctx.root).entries[key];
+      if (c && nowMs - c.at >= 0 && nowMs - c.at < RECALL_DEFAULTS.cacheTtlMs) { cached = { ...c.block, cached: true }; return; }
+    }
     hot.length = 0;
     results.length = 0;
     let used = 0;
@@ -195,6 +202,7 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
   };
   if (o.index) build(o.index);
   else await withIndex(ctx, build);
+  if (cached) return cached;
   const lines = [...hot, ...results].map((r) => r.line_text);
   const text = lines.length ? `Relevant memory (memtier recall; cite path#Lline when you use it):\n${lines.join('\n')}` : '';
   const block = { query, budget, hot, results, text };

@@ -70,21 +70,23 @@ describe('recall', () => {
     expect(readRecallHistory(root).get('pref0001')!.count).toBe(1);
   });
 
-  it('serves an identical query within 15 s from the cache, and recomputes after', async () => {
+  it('serves an identical query on an unchanged memory within 15 s from the cache, and recomputes after', async () => {
     const root = memory();
     const first = await recall(testCtx(root, '2026-05-15T14:30:00Z'), 'pnpm');
     expect(first.cached).toBe(false);
-    // a new matching entry appears; within 15 s the cached block is served unchanged
-    writeFileSync(join(root, 'memory/semantic/tools.md'), '# Tools\n- 10:00 [PREF] pnpm workspaces for monorepos ^pnpm0002\n');
     const again = await recall(testCtx(root, '2026-05-15T14:30:10Z'), 'pnpm');
     expect(again.cached).toBe(true);
     expect(again.text).toBe(first.text);
     const other = await recall(testCtx(root, '2026-05-15T14:30:10Z'), 'pnpm', { contextUsed: 0.9 });
     expect(other.cached).toBe(false); // different options, different entry
-    const later = await recall(testCtx(root, '2026-05-15T14:30:16Z'), 'pnpm');
+    // a new matching entry appears: within 15 s, the cache does not answer for the changed memory
+    writeFileSync(join(root, 'memory/semantic/tools.md'), '# Tools\n- 10:00 [PREF] pnpm workspaces for monorepos ^pnpm0002\n');
+    const changed = await recall(testCtx(root, '2026-05-15T14:30:11Z'), 'pnpm');
+    expect(changed.cached).toBe(false);
+    expect(changed.text).toContain('pnpm workspaces');
+    const later = await recall(testCtx(root, '2026-05-15T14:30:30Z'), 'pnpm');
     expect(later.cached).toBe(false);
-    expect(later.text).toContain('pnpm workspaces');
-    expect(readRecallHistory(root).get('pref0001')!.count).toBe(3); // cached serves do not count twice
+    expect(readRecallHistory(root).get('pref0001')!.count).toBe(4); // cached serves do not count twice
   });
 
   it('builds the query from messages: message, recent (2 user + 1 assistant, 220/180 chars), full', () => {

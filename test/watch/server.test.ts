@@ -72,6 +72,27 @@ describe('memtier watch', () => {
     expect(status.tree).toMatchObject({ files: 11, rescans: 1 });
   });
 
+  it('recall\'s cache never answers for a memory that changed: a write, a hand edit, a moved file (issue #12)', async () => {
+    const root = memory();
+    await serve(root);
+    const recall = (): { text: string; cached: boolean } => { const j = JSON.parse(viaWatch(['recall', '--query', 'axolotl tank', '--json'], root).stdout); return { text: j.text, cached: j.cached }; };
+    appendFileSync(join(root, 'memory/episodic/2026-05-02.md'), '- 11:00 [EVENT] axolotl tank cleaned, water at 18 degrees\n');
+    expect(recall()).toMatchObject({ cached: false });
+    expect(recall().cached).toBe(true);
+    expect(runBin(['add', '--root', root, '--type', 'EVENT', 'axolotl tank moved to the office'], { env: ENV }).code).toBe(0);
+    const written = recall();
+    expect(written.cached).toBe(false);
+    expect(written.text).toContain('moved to the office');
+    appendFileSync(join(root, 'memory/episodic/2026-05-03.md'), '- 12:00 [EVENT] axolotl tank filter replaced\n');
+    const edited = recall();
+    expect(edited.cached).toBe(false);
+    expect(edited.text).toContain('filter replaced');
+    renameSync(join(root, 'memory/episodic/2026-05-03.md'), join(root, 'memory/episodic/2026-05-04-tank.md'));
+    const moved = recall();
+    expect(moved.cached).toBe(false);
+    expect(moved.text).toContain('memory/episodic/2026-05-04-tank.md');
+  });
+
   it('an edit made right before a call is in its answer (append, editor rename, new folder, delete)', async () => {
     const root = memory();
     await serve(root);
