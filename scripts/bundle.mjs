@@ -65,7 +65,7 @@ const results = await Promise.all(commands.map((name) => build({
   platform: 'node',
   target: 'node20',
   // npm packages stay in node_modules (gray-matter, unified and remark-parse load only when needed)
-  external: ['gray-matter', 'unified', 'remark-parse', '@modelcontextprotocol/sdk', 'zod'],
+  external: ['gray-matter', 'unified', 'remark-parse', '@modelcontextprotocol/sdk', 'zod', 'diff'],
   define: { MEMTIER_BUNDLED: 'true' },
   plugins: [builtins],
   legalComments: 'none',

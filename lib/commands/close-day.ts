@@ -7,7 +7,7 @@ import { flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { episodicPath, PATHS } from '../format/layout.js';
+import { classify, episodicPath, PATHS } from '../format/layout.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, readMemoryFile } from '../store/store.js';
@@ -42,7 +42,7 @@ function bufferHasEntries(ctx: Ctx): boolean {
 export const command: CommandSpec = {
   name: 'close-day',
   summary: 'write the closure block of a day from its entries',
-  usage: ['close-day [DATE] [--date YYYY-MM-DD]'],
+  usage: ['close-day [DATE] [--date YYYY-MM-DD]', 'close-day --file PATH'],
   description: `Appends the closure block to memory/episodic/DATE.md (default: today):
 
   ## Closure
@@ -55,21 +55,30 @@ Closing today first rotates the working buffer into today's file (as "memtier ro
 does), so the block covers what the WAL logged today. An empty line says "none". Edit the values afterwards: this is a skeleton to refine.
 A day whose last entry is already followed by a complete block is left alone; a partial block
 gets only its missing lines. A day without an episodic file is an error (an OpenClaw daily file
-memory/DATE.md is adopted first with "memtier adopt").`,
-  flags: [{ name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'the day to close (default: today in $MEMTIER_TZ)' }],
-  examples: ['memtier close-day', 'memtier close-day 2026-05-14', 'memtier close-day --date 2026-05-14 --json'],
+memory/DATE.md is adopted first with "memtier adopt"). --file PATH closes one dated file itself,
+e.g. a slug file memory/episodic/2026-10-05-vendor-call.md that shares its day with another.`,
+  flags: [
+    { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'the day to close (default: today in $MEMTIER_TZ)' },
+    { name: 'file', type: 'string', value: 'PATH', description: 'close this dated file (YYYY-MM-DD[-slug].md, root-relative) instead of the day\'s episodic file' },
+  ],
+  examples: ['memtier close-day', 'memtier close-day 2026-05-14', 'memtier close-day --date 2026-05-14 --json', 'memtier close-day --file memory/episodic/2026-05-14-vendor-call.md'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const flag = flagString(args, 'date');
+    const file = flagString(args, 'file');
     const pos = args.positionals[0];
     if (args.positionals.length > 1 || (flag && pos && flag !== pos)) throw new UsageError('close-day takes one date', 'e.g. memtier close-day 2026-05-14');
-    const date = parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
-    const rel = episodicPath(date);
+    if (file && (flag || pos)) throw new UsageError('close-day takes a date or --file, not both', 'e.g. memtier close-day --file memory/episodic/2026-05-14-vendor-call.md');
+    const fileDate = file ? classify(file.replace(/^\.\//, '')).date : undefined;
+    if (file && !fileDate) throw new UsageError(`--file ${file.slice(0, 80)} is not a dated day file`, 'name one such as memory/episodic/2026-05-14.md or memory/2026-05-14-vendor-call.md');
+    const date = fileDate ?? parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
+    const rel = file ? file.replace(/^\.\//, '') : episodicPath(date);
     // Closing today: today's WAL entries are still in the buffer; rotate them into the day first.
     let rotated: RotateResult | undefined;
-    if (date === localDate(ctx.clock.now(), ctx.clock.tz) && bufferHasEntries(ctx)) {
+    if (rel === episodicPath(localDate(ctx.clock.now(), ctx.clock.tz)) && bufferHasEntries(ctx)) {
       rotated = rotate(ctx, { force: true });
     }
     const text = readMemoryFile(ctx.root, rel);
+    if (text === undefined && file) throw new MemtierError(`no such file: ${rel}`, { code: 'missing', file: rel, hint: 'give the path relative to the memory root, as health prints it' });
     if (text === undefined) {
       const legacy = legacyDayFiles(ctx.root, date);
       throw new MemtierError(`no episodic file for ${date}`, {
@@ -103,7 +112,7 @@ memory/DATE.md is adopted first with "memtier adopt").`,
       if (plan.status.earlierBlockLine) lines.push(`note: an earlier closure block at line ${plan.status.earlierBlockLine} is followed by later entries; this block covers the whole day`);
       lines.push(`edit the values in ${rel} if they need more than the entries say`);
     }
-    if (existsSync(join(ctx.root, 'memory', `${date}.md`))) lines.push(`note: memory/${date}.md (OpenClaw) also holds this day; "memtier adopt" moves it into memory/episodic/`);
+    if (!file && existsSync(join(ctx.root, 'memory', `${date}.md`))) lines.push(`note: memory/${date}.md (OpenClaw) also holds this day; "memtier adopt" moves it into memory/episodic/`);
     return {
       text: lines.join('\n'),
       json: { ok: true, path: rel, date, written, ...(rotated ? { rotated: { moved: rotated.moved, skipped: rotated.skipped, recovered: rotated.recovered } } : {}), missing: written ? plan.status.missing : [], values: v, ...(plan.status.earlierBlockLine ? { earlierBlockLine: plan.status.earlierBlockLine } : {}) },

@@ -20,7 +20,8 @@ export const command: CommandSpec = {
                are removed (only lines ending in the ^id their link points to; never a person's)
   6 clean      raw session files (30 days) and daily summaries (365 days) go to the trash
   7 health     checks run, written to .memtier/health.json
-A second run the same day changes nothing.`,
+A second run the same day changes nothing. Exit 1 when the health step finds a FAIL (the memory
+cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
   flags: [
     { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today' },
     { name: 'dry-run', type: 'boolean', description: 'show what each step would do, write nothing' },
@@ -35,6 +36,9 @@ A second run the same day changes nothing.`,
       r.reconcile.added.length || r.reconcile.removed.length || r.reconcile.relinked.length ? `MEMORY.md +${r.reconcile.added.length} -${r.reconcile.removed.length} relinked ${r.reconcile.relinked.length}` : '',
       r.clean.trashed.length ? `${r.clean.trashed.length} file(s) past retention trashed` : '',
     ].filter(Boolean);
-    return { text: r.message, json: r, commitSummary: `consolidate: ${parts.join(', ') || 'no changes'}` };
+    // its own health step failing is a finding: exit 1, as "memtier health" would
+    const failed = r.health !== undefined && !r.health.ok;
+    const text = failed ? `${r.message}\nmemory integrity check failed after consolidation: run "memtier health" for the FAIL lines` : r.message;
+    return { text, json: r, commitSummary: `consolidate: ${parts.join(', ') || 'no changes'}`, ...(failed ? { exitCode: 1 as const } : {}) };
   },
 };

@@ -15,6 +15,7 @@ import { checkDoc, checksTableBlock } from '../health/table.js';
 
 const flags: FlagSpec[] = [
   { name: 'fix', type: 'boolean', description: 'repair what is safe: finish an interrupted rotation, quarantine torn lines, remove orphan temp files, trash stale locks, rotate an oversized buffer, archive overdue days, append missing closure blocks, rebuild a stale index' },
+  { name: 'dry-run', type: 'boolean', description: 'with --fix: show every change --fix would make (a unified diff per file, moves, new files) and write nothing' },
   { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
   { name: 'all', type: 'boolean', description: 'list every finding in the text report (by default each check lists at most 50; counts are always complete; --json lists every one)' },
   { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
@@ -25,24 +26,28 @@ const flags: FlagSpec[] = [
 export const command: CommandSpec = {
   name: 'health',
   summary: 'check the invariants; --fix repairs what is safe',
-  usage: ['health [--fix] [--only ID,ID] [--all] [--quiet] [--json]', 'health --list [--markdown]', 'health --explain ID'],
+  usage: ['health [--fix [--dry-run]] [--only ID,ID] [--all] [--quiet] [--json]', 'health --list [--markdown]', 'health --explain ID'],
   description: [
     'Runs every check over one read of the memory and prints each finding with its file, line and fix.',
-    'FAIL means the memory cannot be trusted: seed 004\'s rule is to fix it before answering questions that',
-    'depend on memory. WARN and info never fail the run. The report is also written to ' + HEALTH_JSON + '.',
+    'FAIL means the memory cannot be trusted (a file that does not parse, a torn or inconsistent WAL, a',
+    'credential on disk, a dead link in MEMORY.md): fix it before answering questions that depend on memory.',
+    'Upkeep that is due (closure blocks, TTL, tags, budgets, …) is a WARN: WARN and info never fail the run.',
+    'The report is also written to ' + HEALTH_JSON + '.',
     '',
     '--fix never removes or rewrites what a person wrote: it lets the store recover from a crash,',
     'moves torn lines and stale locks to memory/.trash/, rotates the buffer, appends the closure block',
-    '"memtier close-day" would write, moves overdue days unchanged to memory/archive/YYYY/MM/, rebuilds',
+    '"memtier close-day" would write (only to days that are all typed entries: it never writes a claim about',
+    'text it did not parse), moves overdue days unchanged to memory/archive/YYYY/MM/, rebuilds',
     'the search index, and reports everything else (secrets, duplicates, dead links, stale notes).',
-    'A second --fix finds nothing to fix. --quiet prints failures only (for agents).',
+    'A second --fix finds nothing to fix. --fix --dry-run shows every change first, as a diff per file, and',
+    'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents).',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
   ].join('\n'),
   flags,
   // --list and --explain work without a memory; a run checks for one itself (exit 2 when absent)
   needsRoot: false,
-  examples: ['memtier health', 'memtier health --quiet', 'memtier health --fix', 'memtier health --only buffer-size,wal-integrity --json', 'memtier health --list --markdown', 'memtier health --explain closure-block'],
+  examples: ['memtier health', 'memtier health --quiet', 'memtier health --fix --dry-run', 'memtier health --fix', 'memtier health --only buffer-size,wal-integrity --json', 'memtier health --list --markdown', 'memtier health --explain closure-block'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const explain = flagString(args, 'explain');
     if (explain !== undefined) {
@@ -62,6 +67,12 @@ export const command: CommandSpec = {
       throw new MemtierError(`no memory found at ${ctx.root}`, { code: 'no-memory', file: ctx.root, hint: 'run "memtier init" to create one, or pass --root DIR / set MEMTIER_ROOT' });
     }
     const only = flagList(args, 'only');
+    if (flagBool(args, 'dry-run')) {
+      if (!flagBool(args, 'fix')) throw new UsageError('--dry-run goes with --fix', 'memtier health --fix --dry-run');
+      const { previewFix, renderPreview } = await import('../health/preview.js');
+      const p = await previewFix(ctx, only ? { only } : {});
+      return { text: renderPreview(p), json: { ok: true, dryRun: true, fixed: p.report.fixed, changes: p.changes, counts: p.report.counts } };
+    }
     const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), ...(only ? { only } : {}) });
     const listed = flagBool(args, 'all') ? report : capFindings(report);
     // health.json keeps the cut list (it must stay a small file); --json prints every finding

@@ -324,7 +324,7 @@ export async function reviewHealth(ctx: Ctx): Promise<ReviewOptions['health']> {
     return {
       fail: h.counts.fail,
       warn: h.counts.warn,
-      stale: h.findings.filter((f) => f.check === 'last-verified' && f.severity === 'fail').map((f) => `${f.file}: ${f.message}`),
+      stale: h.findings.filter((f) => f.check === 'last-verified' && f.severity !== 'info').map((f) => `${f.file}: ${f.message}`),
     };
   } catch {
     return undefined;

@@ -19,9 +19,10 @@ interface Case { name: string; fixture: string; args: string[]; code: number; ou
 const CASES: Case[] = [
   { name: 'a clean memory passes', fixture: 'clean', args: [], code: 0, out: /memtier health: ok: 0 failures, 0 warnings; \d+ of \d+ checks passed, 2 skipped/ },
   { name: 'a mixed OpenClaw memory passes (a hand-written hashtag only warns)', fixture: 'mixed-openclaw', args: [], code: 0, out: /info unadopted +memory\/2026-05-10\.md: 2 OpenClaw daily files/ },
-  { name: 'a failing check exits 1 and says what to do', fixture: 'closure-block', args: [], code: 1, out: /FAIL closure-block +memory\/episodic\/2026-05-12\.md: closure block lacks Signal, Open[\s\S]*Memory integrity check failed/ },
+  { name: 'a failing check exits 1 and says what to do', fixture: 'syntax', args: [], code: 1, out: /FAIL syntax +memory\/episodic\/2026-05-15\.md:4: impossible time 25:10[\s\S]*Memory integrity check failed/ },
+  { name: 'upkeep that is due only warns (exit 0): a day without its closure block', fixture: 'closure-block', args: [], code: 0, out: /WARN closure-block +memory\/episodic\/2026-05-12\.md: closure block lacks Signal, Open/, notOut: /FAIL|integrity check failed/ },
   { name: 'warnings alone exit 0', fixture: 'near-duplicates', args: [], code: 0, out: /WARN near-duplicates/ },
-  { name: '--quiet prints failures only', fixture: 'closure-block', args: ['--quiet'], code: 1, out: /^FAIL closure-block/, notOut: /skip|WARN|info/ },
+  { name: '--quiet prints failures only', fixture: 'syntax', args: ['--quiet'], code: 1, out: /^FAIL syntax/, notOut: /skip|WARN|info/ },
   { name: '--quiet prints nothing when all pass', fixture: 'near-duplicates', args: ['--quiet'], code: 0, notOut: /\S/ },
   { name: '--only runs the named checks', fixture: 'closure-block', args: ['--only', 'buffer-size,open-questions'], code: 0, out: /2 of 2 checks passed/ },
   { name: '--only with an unknown id is a usage error', fixture: 'clean', args: ['--only', 'nope'], code: 2 },
@@ -75,9 +76,9 @@ describe('memtier health (CLI)', () => {
 
 describe('through the real binary', () => {
   it.skipIf(!existsSync(join(REPO, 'dist/lib/commands/health.js')))('exits 1 with the FAIL lines on stdout, 0 when clean (needs the build: npm test runs it)', () => {
-    const bad = runBin(['health', '--quiet', '--root', fixture('closure-block')]);
+    const bad = runBin(['health', '--quiet', '--root', fixture('syntax')]);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/^FAIL closure-block/);
+    expect(bad.stdout).toMatch(/^FAIL syntax/);
     const good = runBin(['health', '--quiet', '--root', fixture('clean')]);
     expect(good.code, good.stderr).toBe(0);
     expect(good.stdout).toBe('');

@@ -111,8 +111,10 @@ describe('consolidate', () => {
     const root = tmpTree(small());
     const before = readTree(root);
     const r = await runCli(['consolidate', '--dry-run', '--json', '--root', root]);
-    expect(r.code).toBe(0);
+    // the dry run leaves MEMORY.md's dead link (^gone0001) in place, so its health step FAILs: exit 1
+    expect(r.code).toBe(1);
     const j = JSON.parse(r.stdout);
+    expect(j.health.ok).toBe(false);
     expect(j.dryRun).toBe(true);
     expect(j.summary.changed).toBe(true);
     expect(j.reconcile.added).toHaveLength(1);

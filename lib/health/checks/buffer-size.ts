@@ -7,7 +7,7 @@ import { rotateBuffer, walFixes } from '../wal.js';
 export const check: Check = {
   id: 'buffer-size',
   description: 'the working buffer is under its line limit (80); --fix rotates it into today\'s episodic file',
-  severity: 'fail',
+  severity: 'warn',
   fixable: true,
   source: 'seed 004 #4',
   doc: {
@@ -24,7 +24,7 @@ export const check: Check = {
     if (n < max) return { findings: [], figures: { lines: n } };
     const fixable = (await walFixes()).rotate;
     return {
-      findings: [{ check: 'buffer-size', severity: 'fail', file: f.rel, message: `${n} lines, the limit is under ${max}`, fix: fixable ? 'run "memtier rotate" (or "memtier health --fix")' : 'run "memtier rotate"', fixable }],
+      findings: [{ check: 'buffer-size', severity: 'warn', file: f.rel, message: `${n} lines, the limit is under ${max}`, fix: fixable ? 'run "memtier rotate" (or "memtier health --fix")' : 'run "memtier rotate"', fixable }],
       figures: { lines: n },
     };
   },

@@ -1,17 +1,18 @@
+import { parseEntryLine } from '../../format/entry.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
 import { filesOf, type MemFile, type Snapshot } from '../../memory/snapshot.js';
-import { CLOSURE_KEYS, closureAppend, closureStatus } from '../../format/closure.js';
+import { CLOSURE_KEYS, closureAppend, closureStatus, dayEntries, isClosureLine } from '../../format/closure.js';
 
 /** Seed 004 invariant 6: every past episodic day ends with its closure block. */
 export const check: Check = {
   id: 'closure-block',
-  description: 'every past episodic day ends with a closure block (Updated / Decisions / Signal / Open); --fix appends one built from the day\'s entries',
-  severity: 'fail',
+  description: 'every past episodic day with typed entries ends with a closure block (Updated / Decisions / Signal / Open); --fix appends one built from the entries when the day holds nothing else (free-form days need none)',
+  severity: 'warn',
   fixable: true,
   source: 'seed 004 #6',
   doc: {
-    trigger: 'a file memory/episodic/YYYY-MM-DD.md dated before today that lacks one of the four closure lines after its last entry',
+    trigger: 'a file memory/episodic/YYYY-MM-DD.md dated before today that has typed entries (`- HH:MM [TYPE] …`) and lacks one of the four closure lines after its last entry; a free-form day (headings, paragraphs, untyped bullets) never needs one',
     failing: '# 2026-05-14\n- 09:10 [DECISION] use SQLite for the cache ^k2j3mx0a',
     fixed: '# 2026-05-14\n- 09:10 [DECISION] use SQLite for the cache ^k2j3mx0a\n\n## Closure\nUpdated: 2026-05-14\nDecisions: use SQLite for the cache (^k2j3mx0a)\nSignal: none\nOpen: none',
     why: 'the closure block is the day\'s summary an agent reads instead of the whole log, and the weekly review extracts decisions and signals from it; a missing block means the day was never closed',
@@ -19,15 +20,21 @@ export const check: Check = {
   run(snap, env) {
     const out: Finding[] = [];
     for (const f of pastDays(snap, env.today)) {
+      const text = f.text ?? '';
+      // a day a person wrote (no typed entry) is not a log memtier can summarize: it needs no block
+      if (!dayEntries(text).some((e) => e.type)) continue;
       const missing = missingKeys(f);
       if (missing.length === 0) continue;
+      const mixed = freeFormLines(text) > 0;
       out.push({
         check: 'closure-block',
-        severity: 'fail',
+        severity: 'warn',
         file: f.rel,
-        message: missing.length === CLOSURE_KEYS.length ? 'past day without a closure block' : `closure block lacks ${missing.join(', ')}`,
-        fix: `run "memtier close-day ${f.date}" (or "memtier health --fix"), then review the values`,
-        fixable: true,
+        message: `${missing.length === CLOSURE_KEYS.length ? 'past day without a closure block' : `closure block lacks ${missing.join(', ')}`}${mixed ? ' (the day also holds free-form text, which --fix cannot summarize)' : ''}`,
+        fix: mixed
+          ? `write the closure block by hand from the whole day, or run "memtier close-day --file ${f.rel}" (built from the typed entries only) and check it against the text`
+          : `run "memtier close-day --file ${f.rel}" (or "memtier health --fix"), then review the values`,
+        fixable: !mixed,
       });
     }
     return out;
@@ -53,6 +60,25 @@ export const check: Check = {
 
 function pastDays(snap: Snapshot, today: string): MemFile[] {
   return filesOf(snap, 'episodic').filter((f) => f.date !== undefined && f.date < today);
+}
+
+/**
+ * Lines of a day that are neither typed entries, headings, closure lines, comments nor blank: text
+ * a person wrote, about which a derived closure line ("Decisions: none") would be a claim nobody checked.
+ */
+export function freeFormLines(text: string): number {
+  let n = 0;
+  let inComment = false;
+  for (const raw of text.split('\n')) {
+    const l = raw.trim();
+    if (inComment) { if (l.includes('-->')) inComment = false; continue; }
+    if (l.startsWith('<!--')) { if (!l.includes('-->')) inComment = true; continue; }
+    if (l === '' || l.startsWith('#') || isClosureLine(l)) continue;
+    // a typed entry is memtier's log; an untyped bullet ("- [ ] send the quote") is a person's text
+    if (/^[-*] \S/.test(raw) && parseEntryLine(raw)?.type) continue;
+    n++;
+  }
+  return n;
 }
 
 /** Keys missing after the day's last entry (closure lines written as bullets are not entries). */

@@ -16,7 +16,7 @@ export function archiveTarget(f: MemFile): string {
 export const check: Check = {
   id: 'episodic-count',
   description: 'no episodic day is past its TTL (30 days) and memory/episodic/ stays under its file limit; --fix archives overdue days',
-  severity: 'fail',
+  severity: 'warn',
   fixable: true,
   source: 'seed 004 #8',
   doc: {
@@ -36,7 +36,7 @@ export const check: Check = {
       const clash = existsSync(join(snap.root, to));
       out.push({
         check: 'episodic-count',
-        severity: 'fail',
+        severity: 'warn',
         file: f.rel,
         message: `${age} days old, past the ${ttl}-day TTL: archive due${clash ? ` (but ${to} already exists)` : ''}`,
         fix: clash ? `merge it with ${to} by hand` : 'run "memtier archive" (or "memtier health --fix")',
@@ -46,7 +46,7 @@ export const check: Check = {
     const all = snap.files.filter((f) => f.kind === 'episodic').length;
     const max = env.limits.episodicMaxFiles;
     if (all - out.filter((x) => x.fixable).length > max) {
-      out.push({ check: 'episodic-count', severity: 'fail', file: PATHS.episodic, message: `${all} files in ${PATHS.episodic}/, the limit is ${max}`, fix: 'move old or undated files to memory/archive/ or lower the TTL' });
+      out.push({ check: 'episodic-count', severity: 'warn', file: PATHS.episodic, message: `${all} files in ${PATHS.episodic}/, the limit is ${max}`, fix: 'move old or undated files to memory/archive/ or lower the TTL' });
     }
     return { findings: out, figures: { files: all, overdue: out.filter((x) => x.fixable).length } };
   },

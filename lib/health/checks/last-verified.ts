@@ -9,7 +9,7 @@ const FIELD = /^\s*#?\s*last[_-]verified\s*:\s*["']?([^"'\s]*)/i;
 export const check: Check = {
   id: 'last-verified',
   description: 'every WARM note has a `last_verified` date younger than 30 days',
-  severity: 'fail',
+  severity: 'warn',
   fixable: false,
   source: 'seed 004 #3',
   doc: {
@@ -32,12 +32,12 @@ export const check: Check = {
       }
       const v = hit.m![1]!;
       if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
-        out.push({ check: 'last-verified', severity: 'fail', file: f.rel, line: hit.line, message: `last_verified "${v}" is not a date (expected YYYY-MM-DD)`, fix: `write it as last_verified: ${env.today}` });
+        out.push({ check: 'last-verified', severity: 'warn', file: f.rel, line: hit.line, message: `last_verified "${v}" is not a date (expected YYYY-MM-DD)`, fix: `write it as last_verified: ${env.today}` });
         continue;
       }
       const age = daysBetween(v, env.today);
       if (age >= max) {
-        out.push({ check: 'last-verified', severity: 'fail', file: f.rel, line: hit.line, message: `last verified ${v}, ${age} days ago (limit ${max})`, fix: `re-check the note, then set last_verified: ${env.today} (the weekly review lists stale notes)` });
+        out.push({ check: 'last-verified', severity: 'warn', file: f.rel, line: hit.line, message: `last verified ${v}, ${age} days ago (limit ${max})`, fix: `re-check the note, then set last_verified: ${env.today} (the weekly review lists stale notes)` });
       }
     }
     return out;

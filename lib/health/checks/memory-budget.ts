@@ -9,7 +9,7 @@ export const INDEX_LINE_MAX = 150;
 export const check: Check = {
   id: 'memory-budget',
   description: 'MEMORY.md stays within its line (60) and byte (6 KiB) budget, and no agent host would cut it',
-  severity: 'fail',
+  severity: 'warn',
   fixable: false,
   source: 'seed 004, seed 001',
   doc: {
@@ -31,13 +31,13 @@ export const check: Check = {
     const cut = Math.max(0, chars - hostMaxChars);
     const out: Finding[] = [];
     const trim = 'move detail to its canonical home and keep one index line per fact';
-    if (lines > memoryLines) out.push({ check: 'memory-budget', severity: 'fail', file: f.rel, line: memoryLines + 1, message: `${lines} lines, over the ${memoryLines}-line budget`, fix: trim });
-    if (bytes > memoryBytes) out.push({ check: 'memory-budget', severity: 'fail', file: f.rel, message: `${bytes} bytes, over the ${memoryBytes}-byte budget`, fix: trim });
+    if (lines > memoryLines) out.push({ check: 'memory-budget', severity: 'warn', file: f.rel, line: memoryLines + 1, message: `${lines} lines, over the ${memoryLines}-line budget`, fix: trim });
+    if (bytes > memoryBytes) out.push({ check: 'memory-budget', severity: 'warn', file: f.rel, message: `${bytes} bytes, over the ${memoryBytes}-byte budget`, fix: trim });
     snap.lines(f).forEach((l, i) => {
       const n = [...l].length;
       if (/^[-*] \[[^\]]+\]\(/.test(l) && n > INDEX_LINE_MAX) out.push({ check: 'memory-budget', severity: 'warn', file: f.rel, line: i + 1, message: `index line of ${n} characters, over ${INDEX_LINE_MAX}`, fix: 'shorten the hook after the link; the detail belongs in the linked file' });
     });
-    if (cut > 0) out.push({ check: 'memory-budget', severity: 'fail', file: f.rel, message: `an agent host injecting at most ${hostMaxChars} characters per file would cut ${cut} characters (${Math.round((100 * cut) / chars)}%)`, fix: trim });
+    if (cut > 0) out.push({ check: 'memory-budget', severity: 'warn', file: f.rel, message: `an agent host injecting at most ${hostMaxChars} characters per file would cut ${cut} characters (${Math.round((100 * cut) / chars)}%)`, fix: trim });
     return { findings: out, figures: { lines, bytes, chars, lineBudget: memoryLines, byteBudget: memoryBytes, hostMaxChars, hostCutChars: cut } };
   },
 };

@@ -6,7 +6,7 @@ import { TAGS_LINE } from '../markdown.js';
 export const check: Check = {
   id: 'warm-tags-line',
   description: 'every WARM note (semantic, procedural, knowledge) has its tags on line 2',
-  severity: 'fail',
+  severity: 'warn',
   fixable: false,
   source: 'seed 004 #1',
   doc: {
@@ -23,7 +23,7 @@ export const check: Check = {
       const at = lines.findIndex((l) => TAGS_LINE.test(l));
       out.push({
         check: 'warm-tags-line',
-        severity: 'fail',
+        severity: 'warn',
         file: f.rel,
         line: 2,
         message: at >= 0 ? `tags are on line ${at + 1}, not on line 2` : 'no tags line (line 2 should be `tags: [a, b]` in frontmatter or `#tags: a, b`)',
