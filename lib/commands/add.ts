@@ -1,3 +1,4 @@
+import { assertKnownTags } from '../health/vocabulary.js';
 import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagList, flagString } from '../cli/spec.js';
@@ -15,7 +16,7 @@ export const command: CommandSpec = {
   usage: ['add [--type TYPE] [--tags a,b] [--id ID] TEXT'],
   description: `Appends one entry line "- HH:MM [TYPE] TEXT #tags ^id" to memory/episodic/YYYY-MM-DD.md
 (today in $MEMTIER_TZ; use --now to backfill another day). Types: ${ENTRY_TYPES.join(', ')}.
-Use tags from memory/TAGS.md; "#friction" marks something that cost time (the weekly review collects it).
+Tags (--tags and inline #tags) must be in memory/TAGS.md: another is refused (exit 2, nothing written); "#friction" marks something that cost time (the weekly review collects it).
 TEXT "-" reads the text from standard input.`,
   flags: [
     { name: 'type', type: 'string', value: 'TYPE', description: 'entry type tag', choices: ENTRY_TYPES },
@@ -30,6 +31,7 @@ TEXT "-" reads the text from standard input.`,
     if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
     const id = flagString(args, 'id');
     const entry = { text, ...(type ? { type } : {}), ...(id ? { id } : {}), tags: flagList(args, 'tags') ?? [] };
+    assertKnownTags(ctx, text, entry.tags);
     // like every writing command, first finish a buffer rotation a crash interrupted
     const [r] = openStore(ctx).mutate((tx) => {
       finishRotationTx(tx, ctx);

@@ -6,11 +6,13 @@ import { forgetEntry, FORGOTTEN_DIR } from '../lifecycle/entries.js';
 
 export const command: CommandSpec = {
   name: 'forget',
-  summary: 'move an entry to the trash',
+  summary: 'move an entry to the trash, everywhere it is materialized',
   usage: ['forget ENTRY [--dry-run]'],
-  description: `Removes one entry line from its file and keeps it in ${FORGOTTEN_DIR}/YYYY-MM-DD.md under
-a heading naming where it was ("## HH:MM from path:line"); git history is the undo. ENTRY is its id
-(^k2j3mx0a1b) or its place (memory/episodic/2026-05-14.md:12). Prefer "supersede" for facts that
+  description: `Removes an entry everywhere it is materialized and keeps it in ${FORGOTTEN_DIR}/YYYY-MM-DD.md
+under a heading naming where it was ("## HH:MM from path:line"); git history is the undo. ENTRY is its
+id (^k2j3mx0a1b: every line carrying that id — the working buffer, an episodic day, its canonical
+home — and the SESSION-STATE.md items that repeat it, so search and boot no longer show it) or one
+place (memory/episodic/2026-05-14.md:12). Prefer "supersede" for facts that
 changed; "forget" is for what should not be remembered at all. A file edited meanwhile is left
 untouched (exit 2, "conflict"); an ambiguous or missing ENTRY is refused with the candidates;
 forgetting an id again changes nothing.`,

@@ -11,6 +11,10 @@ import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
+import { PATHS } from '../format/layout.js';
+import { usedTags } from '../health/checks/tag-vocabulary.js';
+import { parseVocabulary } from '../health/vocabulary.js';
+import { loadSnapshot } from '../memory/snapshot.js';
 import { openStore, settleTouched } from '../store/store.js';
 import { resolveInside } from '../store/guards/paths.js';
 
@@ -92,6 +96,8 @@ export interface InitResult {
   root: string;
   created: string[];
   kept: string[];
+  /** Tags the existing memory already used that the new memory/TAGS.md did not hold: added to it. */
+  tagsAdded?: string[];
   git?: { initialized: boolean; already: boolean; gitignore: 'created' | 'updated' | 'kept'; gitattributes: 'created' | 'updated' | 'kept'; /** The first commit init made (its sha), or why it made none. */ commit?: string; notCommitted?: string };
 }
 
@@ -135,6 +141,16 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
       res.created.push(f.rel);
     }
   });
+  if (res.created.includes(PATHS.tags)) {
+    // an existing memory gets a vocabulary that holds what it already says: its own tags are added
+    const used = [...new Set(usedTags(loadSnapshot(root)).map((u) => u.tag))];
+    const vocab = parseVocabulary(store.mutate((tx) => tx.read(PATHS.tags)) ?? '');
+    const add = used.filter((t) => !vocab.has(t)).sort();
+    if (add.length) {
+      store.mutate((tx) => tx.append(PATHS.tags, `- found in this memory: ${add.join(', ')}\n`));
+      res.tagsAdded = add;
+    }
+  }
   if (opts.git) {
     const already = existsSync(join(root, '.git'));
     if (!already) {
@@ -215,6 +231,7 @@ it set up: every memory path in a new repository, only the files init created in
       if (!args.quiet) for (const c of r.created) lines.push(`  + ${c}`);
     }
     if (!args.quiet && r.kept.length && r.created.length) for (const k of r.kept) lines.push(`  = ${k} (kept)`);
+    if (r.tagsAdded?.length) lines.push(`added ${r.tagsAdded.length} tag${r.tagsAdded.length === 1 ? '' : 's'} this memory already uses to ${PATHS.tags} ("found in this memory"): ${r.tagsAdded.join(', ')}`);
     if (r.git) {
       lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}; ${r.git.commit ? `committed ${r.git.commit.slice(0, 10)}` : `not committed (${r.git.notCommitted ?? 'nothing new'})`}`);
     }

@@ -1,3 +1,4 @@
+import { assertKnownTags } from '../health/vocabulary.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStdin } from '../cli/stdin.js';
@@ -69,6 +70,7 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       }
       if (parts.length === 0) throw new UsageError(`wal ${kind} needs a TEXT`, `e.g. memtier wal ${kind} "…" (or "-" to read standard input)`);
       const text = parts.length === 1 && parts[0] === '-' ? await readStdin(io) : parts.join(' ');
+      assertKnownTags(ctx, `${key ?? ''} ${text}`);
       const r = walWrite(ctx, { kind, text, ...(key ? { key } : {}) });
       const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}`];
       if (r.rotation) lines.push(`rotation: ${r.rotation.message}`);

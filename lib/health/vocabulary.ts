@@ -2,6 +2,11 @@
  * The frozen tag vocabulary: memory/TAGS.md. Read leniently: every tag named on a bullet, after
  * a `category:` label, as a `#tag` or as a heading counts (category names are tags too).
  */
+import type { Ctx } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { parseEntryLine } from '../format/entry.js';
+import { PATHS } from '../format/layout.js';
+import { readMemoryFile } from '../store/store.js';
 import { frontmatterBlock, heading } from './markdown.js';
 
 /** Tags memtier itself writes, allowed whatever TAGS.md says (seed 004's friction log). */
@@ -37,4 +42,35 @@ export function parseVocabulary(text: string): Set<string> {
     }
   }
   return out;
+}
+
+/**
+ * Tags of an entry that memory/TAGS.md does not hold (lower-cased). Empty when the memory has no
+ * TAGS.md (nothing to check against). What `add` and `wal` refuse before they write.
+ */
+export function unknownTags(tagsText: string | undefined, tags: string[]): { unknown: string[]; vocabulary: string[] } {
+  if (tagsText === undefined) return { unknown: [], vocabulary: [] };
+  const vocab = parseVocabulary(tagsText);
+  const unknown = [...new Set(tags.map((t) => t.toLowerCase()))].filter((t) => !vocab.has(t));
+  return { unknown, vocabulary: [...vocab].sort() };
+}
+
+/** The refusal's hint: the closest tags (or the whole vocabulary when short) and how to add one. */
+export function unknownTagHint(unknown: string[], vocabulary: string[]): string {
+  const near = (t: string): string[] => vocabulary.filter((v) => v.startsWith(t.slice(0, 3)) || t.startsWith(v.slice(0, 3)) || v.includes(t) || t.includes(v));
+  const close = [...new Set(unknown.flatMap(near))];
+  const list = vocabulary.length <= 40
+    ? `use one of: ${vocabulary.join(', ')}`
+    : close.length ? `closest in memory/TAGS.md: ${close.slice(0, 12).join(', ')} (${vocabulary.length} tags in all)` : `see memory/TAGS.md (${vocabulary.length} tags)`;
+  return `${list} — or add ${unknown.map((t) => `"${t}"`).join(', ')} on purpose to a group line of memory/TAGS.md (e.g. "- tech: …, ${unknown[0]}") and run the command again`;
+}
+
+/** Throw a usage error (exit 2, nothing written) when `tags` or the #tags inside `text` are not in TAGS.md. */
+export function assertKnownTags(ctx: Ctx, text: string, tags: string[] = []): void {
+  const inline = parseEntryLine(`- ${text.replace(/\s+/g, ' ').trim()}`)?.tags ?? [];
+  const all = [...tags, ...inline];
+  if (all.length === 0) return;
+  const { unknown, vocabulary } = unknownTags(readMemoryFile(ctx.root, PATHS.tags), all);
+  if (unknown.length === 0) return;
+  throw new UsageError(`${unknown.length > 1 ? 'tags' : 'tag'} ${unknown.map((t) => `"${t}"`).join(', ')} not in ${PATHS.tags} (the frozen vocabulary); nothing was written`, unknownTagHint(unknown, vocabulary));
 }

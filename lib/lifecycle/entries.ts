@@ -14,6 +14,7 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, parseEntryLine, type Entry, type EntryType } from '../format/entry.js';
 import { classify, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
+import { parseSessionState, serializeSessionState } from '../format/session-state.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
 
@@ -241,6 +242,8 @@ export interface ForgetResult {
   savedTo: string;
   /** Superseded lines (`path:line`) whose "superseded by ^id" names the forgotten entry. */
   pointedFrom: string[];
+  /** Other places the entry was materialized and was removed from too (`path:line`, SESSION-STATE.md). */
+  also: string[];
   message: string;
 }
 
@@ -270,32 +273,71 @@ function forgottenBlock(ctx: Ctx, f: FoundEntry): string {
 export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = {}): ForgetResult {
   const dryRun = !!opts.dryRun;
   const savedTo = `${FORGOTTEN_DIR}/${todayOf(ctx)}.md`;
-  let f: FoundEntry;
-  try {
-    f = findEntry(ctx, ref);
-  } catch (e) {
-    const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
-    if (e instanceof MemtierError && e.code === 'not-found' && r?.kind === 'id') {
+  const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
+  // an id names one entry, wherever it is materialized (the buffer, an episodic day, its home):
+  // every line carrying it is forgotten; a path:line names exactly that line
+  let places: FoundEntry[];
+  if (r?.kind === 'id') {
+    places = findById(ctx, r.id);
+    // the same id on lines that say different things is not one entry: say which (path:line)
+    if (new Set(places.map((p) => stateKey(p.entry.text))).size > 1) places = [findEntry(ctx, ref)];
+    if (places.length === 0) {
       const where = forgottenWhere(ctx, r.id);
-      if (where) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
+      if (where) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], also: [], message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
+      places = [findEntry(ctx, ref)]; // throws not-found with its hint
     }
-    throw e;
+  } else {
+    places = [findEntry(ctx, ref)];
   }
-  const rewritten = replaceLine(f.fileText, f.line, []);
+  const f = places[0]!;
   const pointedFrom = f.entry.id ? supersededBy(ctx, f.entry.id) : [];
+  // the WAL's materialized state: SESSION-STATE.md items that are this entry (decision, pending, …)
+  const stateText = readMemoryFile(ctx.root, PATHS.sessionState);
+  const stateAfter = stateText === undefined ? undefined : sessionStateWithout(stateText, f.entry.text);
+  const also = [...places.slice(1).map((p) => `${p.path}:${p.line}`), ...(stateAfter !== undefined ? [PATHS.sessionState] : [])];
   const result: ForgetResult = {
-    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom,
-    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`
+    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom, also,
+    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}${also.length ? ` and its ${also.length === 1 ? 'copy' : 'copies'} in ${also.join(', ')}` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`
       + (pointedFrom.length ? `; note: ${pointedFrom.join(', ')} still say "superseded by ^${f.entry.id}"` : ''),
   };
   if (dryRun) return result;
-  const block = forgottenBlock(ctx, f);
+  // per file, lines removed from the bottom up so the line numbers above stay right
+  const byFile = new Map<string, FoundEntry[]>();
+  for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
   openStore(ctx).mutate((tx) => {
-    tx.write(f.path, rewritten, { expected: f.fileText });
+    for (const [path, ps] of byFile) {
+      let text = ps[0]!.fileText;
+      for (const p of [...ps].sort((a, b) => b.line - a.line)) text = replaceLine(text, p.line, []);
+      tx.write(path, text, { expected: ps[0]!.fileText });
+    }
+    if (stateAfter !== undefined) tx.write(PATHS.sessionState, stateAfter, { expected: stateText! });
     if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
-    tx.append(savedTo, block);
+    for (const p of places) tx.append(savedTo, forgottenBlock(ctx, p));
   });
   return result;
+}
+
+/** An entry's words, to match it with a SESSION-STATE.md item: no tags, no WAL prefix, no case. */
+function stateKey(text: string): string {
+  return text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/^\s*(?:task|pending|done|blocker|context)\s*:\s*/i, '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** SESSION-STATE.md without the items that are `entryText`; undefined when none is. */
+export function sessionStateWithout(text: string, entryText: string): string | undefined {
+  const key = stateKey(entryText);
+  if (!key) return undefined;
+  const p = parseSessionState(text);
+  const st = { ...p.state };
+  const same = (item: string): boolean => stateKey(item.replace(/^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})? — /, '')) === key;
+  let changed = false;
+  for (const k of ['recentDecisions', 'pending', 'blockers', 'done'] as const) {
+    const kept = st[k].filter((i) => !same(i));
+    if (kept.length !== st[k].length) { st[k] = kept; changed = true; }
+  }
+  const ctxKept = st.keyContext.filter(([k, v]) => !same(`${k} = ${v}`) && !same(`${k}: ${v}`));
+  if (ctxKept.length !== st.keyContext.length) { st.keyContext = ctxKept; changed = true; }
+  if (st.currentTask && same(st.currentTask)) { st.currentTask = ''; changed = true; }
+  return changed ? serializeSessionState(p, st) : undefined;
 }
 
 /** The forgotten-trash file holding `^id`, if any. */

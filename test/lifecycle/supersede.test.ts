@@ -14,7 +14,7 @@ function memory(): string {
     [DAY]: '# 2026-05-10\n\n- 09:00 [TECH] the API lives at api.old.example #api ^apiold0001\n- 10:00 [EVENT] lunch with Ana ^lunch00001\n',
     'memory/semantic/infrastructure.md': '# Infrastructure\n\n- db: MySQL 8 ^dbmysql001\n- cache: redis\n',
     'memory/working-buffer.md': '# Working buffer\n\n- 2026-05-14 11:00 [PREF] likes tea ^dup0000001\n',
-    'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 11:00 [PREF] likes tea ^dup0000001\n',
+    'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 11:00 [PREF] likes green tea ^dup0000001\n',
   });
 }
 
@@ -128,6 +128,7 @@ describe('forget', () => {
   it('refuses an ambiguous id and a missing one; --dry-run writes nothing; a concurrent edit is a conflict', async () => {
     const root = memory();
     const before = readTree(root);
+    // one id on two lines that say different things is not one entry: refused with the places
     const amb = await runCli(['forget', '^dup0000001', '--root', root]);
     expect(amb.code).toBe(2);
     expect(amb.stderr).toContain('memory/working-buffer.md:3');

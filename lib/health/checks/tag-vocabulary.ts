@@ -3,15 +3,28 @@ import { PATHS } from '../../format/layout.js';
 import type { Check, Finding } from '../types.js';
 import { TAGS_LINE, parseTagList } from '../markdown.js';
 import { parseVocabulary } from '../vocabulary.js';
-import type { MemFile } from '../../memory/snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 
 const WARM = new Set<MemFile['kind']>(['semantic', 'procedural', 'knowledge']);
-/** Files in memtier's model: an unknown tag in a typed or ^id entry there fails. Elsewhere (OpenClaw daily files, loose notes, hand-written bullets) it warns. */
-const MODEL = new Set<MemFile['kind']>(['memory-index', 'session-state', 'buffer', 'episodic', 'semantic', 'procedural', 'knowledge']);
 const SKIP = new Set<MemFile['kind']>(['tags', 'format', 'palace', 'review', 'dreams', 'archive']);
 
 /** Text an inline tag can hide in without being a tag: link targets and code spans. */
 const stripNonTags = (s: string): string => s.replace(/\]\([^)]*\)/g, ']').replace(/`[^`]*`/g, ' ');
+
+/** Every tag the memory uses: WARM notes' tags lines and inline #tags of entries (not in TAGS.md itself, generated views or the archive). */
+export function usedTags(snap: Snapshot): { tag: string; file: MemFile; line: number; where: string }[] {
+  const out: { tag: string; file: MemFile; line: number; where: string }[] = [];
+  for (const f of snap.files) {
+    if (f.text === undefined || SKIP.has(f.kind)) continue;
+    const lines = snap.lines(f);
+    if (WARM.has(f.kind)) {
+      const m = TAGS_LINE.exec(lines[1] ?? '');
+      if (m) for (const t of parseTagList(m[1]!)) out.push({ tag: t, file: f, line: 2, where: 'on the tags line' });
+    }
+    for (const e of snap.entries(f)) for (const t of extractTags(stripNonTags(e.text))) out.push({ tag: t, file: f, line: e.line, where: 'in an entry' });
+  }
+  return out;
+}
 
 /** Seed 004 invariant 2: only tags from the frozen vocabulary memory/TAGS.md. */
 export const check: Check = {
@@ -21,7 +34,7 @@ export const check: Check = {
   fixable: false,
   source: 'seed 004 #2',
   doc: {
-    trigger: 'a tag that memory/TAGS.md does not list (`#friction` is always allowed): on a WARM note\'s tags line or in a typed or ^id entry it fails; in a hand-written bullet, an OpenClaw daily file or a loose note it warns',
+    trigger: 'a tag that memory/TAGS.md does not list (`#friction` is always allowed), on a WARM note\'s tags line or in an entry: upkeep (a WARN), since `add` and `wal` already refuse unknown tags and a person\'s own hashtags are theirs to keep or add to the vocabulary',
     failing: 'memory/TAGS.md lists `infrastructure: docker, ssh`; an entry says `- 09:10 [TECH] moved the NAS #storage ^k2j3mx0a`',
     fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to memory/TAGS.md on purpose',
     why: 'a frozen vocabulary keeps grep-by-tag complete: a synonym nobody searches for hides the fact it labels',
@@ -31,29 +44,17 @@ export const check: Check = {
     if (!tagsFile || tagsFile.text === undefined) return { findings: [], skipped: `no ${PATHS.tags} (no frozen vocabulary to check against)` };
     const vocab = parseVocabulary(tagsFile.text);
     const out: Finding[] = [];
-    const report = (f: MemFile, line: number, tag: string, where: string, strict: boolean): void => {
+    const report = (f: MemFile, line: number, tag: string, where: string): void => {
       out.push({
         check: 'tag-vocabulary',
-        severity: strict ? 'fail' : 'warn',
+        severity: 'warn',
         file: f.rel,
         line,
         message: `tag "${tag}" ${where} is not in ${PATHS.tags}`,
         fix: `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
       });
     };
-    for (const f of snap.files) {
-      if (f.text === undefined || SKIP.has(f.kind)) continue;
-      const lines = snap.lines(f);
-      if (WARM.has(f.kind)) {
-        const m = TAGS_LINE.exec(lines[1] ?? '');
-        if (m) for (const t of parseTagList(m[1]!)) if (!vocab.has(t)) report(f, 2, t, 'on the tags line', true);
-      }
-      for (const e of snap.entries(f)) {
-        // an entry in memtier's form (typed or with an id) fails; a hand-written bullet only warns
-        const strict = MODEL.has(f.kind) && (e.type !== undefined || e.id !== undefined);
-        for (const t of extractTags(stripNonTags(e.text))) if (!vocab.has(t)) report(f, e.line, t, 'in an entry', strict);
-      }
-    }
+    for (const u of usedTags(snap)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);
     return { findings: out, figures: { vocabulary: vocab.size } };
   },
 };

@@ -1,0 +1,142 @@
+/**
+ * Issue #13's single points, one test each: tags refused outside the vocabulary, init adding the
+ * tags a memory already uses, forget everywhere an entry is materialized, free-form days and the
+ * closure block, --fix --dry-run writing nothing, close-day --file, consolidate's exit code.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTree, runCli, tmpTree, writeTree } from '../helpers.js';
+
+const cli = (root: string, args: string[]) => runCli([...args, '--root', root], { env: { MEMTIER_WATCH: 'off' } });
+
+async function fresh(): Promise<string> {
+  const root = join(tmpTree(), 'mem');
+  expect((await runCli(['init', root])).code).toBe(0);
+  return root;
+}
+
+describe('tags', () => {
+  it('add and wal refuse a tag outside memory/TAGS.md, write nothing, and say how to add one', async () => {
+    const root = await fresh();
+    const before = readTree(root);
+    const a = await cli(root, ['add', '--tags', 'kubernetez', 'the cluster runs 1.29']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/tag "kubernetez" not in memory\/TAGS\.md/);
+    expect(a.stderr).toMatch(/closest in memory\/TAGS\.md: kubernetes/);
+    expect(a.stderr).toMatch(/add "kubernetez" on purpose/);
+    const w = await cli(root, ['wal', 'decide', 'use #valkey for the cache', '--json']);
+    expect(w.code).toBe(2);
+    expect(JSON.parse(w.stdout).error.message).toMatch(/"valkey"/);
+    expect(readTree(root)).toEqual(before);
+    // the generic vocabulary holds what most people need
+    for (const t of ['kubernetes', 'postgres', 'ci', 'database', 'health', 'travel', 'family', 'work']) {
+      expect((await cli(root, ['add', '--tags', t, `a note about ${t}`])).code, t).toBe(0);
+    }
+    expect((await cli(root, ['wal', 'decide', 'keep #postgres as the main database'])).code).toBe(0);
+  });
+
+  it('init on an existing memory adds the tags it already uses to TAGS.md and says so', async () => {
+    const root = tmpTree({
+      'memory/semantic/lab.md': '---\ntags: [homelab, docker]\n---\n# Lab\n- the NAS runs #zfs\n',
+      'memory/2026-10-01.md': '# 2026-10-01\n\n- talked to the #plumber about the boiler\n',
+    });
+    const r = await runCli(['init', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).tagsAdded).toEqual(['homelab', 'plumber', 'zfs']);
+    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toMatch(/^- found in this memory: homelab, plumber, zfs$/m);
+    const text = await runCli(['init', root]);
+    expect(text.stdout).not.toMatch(/found in this memory/); // TAGS.md kept: a person's vocabulary is theirs
+    const h = JSON.parse((await cli(root, ['health', '--only', 'tag-vocabulary', '--json'])).stdout);
+    expect(h.findings).toEqual([]);
+  });
+});
+
+describe('forget', () => {
+  it('removes a WAL decision everywhere: buffer, SESSION-STATE.md, search and boot', async () => {
+    const root = await fresh();
+    const d = JSON.parse((await cli(root, ['wal', 'decide', 'replace Redis with Valkey for the cache', '--json'])).stdout);
+    const id = d.id ?? /\^(\w+)/.exec(d.entry)![1];
+    expect(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).toContain('Valkey');
+    const f = await cli(root, ['forget', `^${id}`, '--json']);
+    expect(f.code, f.stderr).toBe(0);
+    expect(JSON.parse(f.stdout).also).toContain('SESSION-STATE.md');
+    expect(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).not.toContain('Valkey');
+    expect(readFileSync(join(root, 'memory/working-buffer.md'), 'utf8')).not.toContain('Valkey');
+    expect(JSON.parse((await cli(root, ['search', 'Valkey cache', '--json'])).stdout).results.filter((r: { text: string }) => /valkey/i.test(r.text))).toEqual([]);
+    expect((await cli(root, ['boot'])).stdout).not.toMatch(/valkey/i);
+    expect(readFileSync(join(root, 'memory/.trash/forgotten/2026-05-15.md'), 'utf8')).toContain('Valkey');
+  });
+});
+
+describe('forget, one entry in two places', () => {
+  it('removes every line carrying the id when they are the same entry (buffer and episodic day)', async () => {
+    const root = await fresh();
+    writeTree(root, {
+      'memory/working-buffer.md': '# Working buffer\n\n- 2026-05-14 11:00 [PREF] likes tea ^same00001\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 11:00 [PREF] likes tea ^same00001\n',
+    });
+    const r = await cli(root, ['forget', '^same00001']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(root, 'memory/working-buffer.md'), 'utf8')).not.toContain('likes tea');
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-14.md'), 'utf8')).not.toContain('likes tea');
+  });
+});
+
+describe('closure blocks and --fix', () => {
+  const days = {
+    // free-form: needs no block
+    'memory/episodic/2026-05-10.md': '# 2026-05-10\n\n## Notes\n\nDecided: replace Redis with Valkey.\n',
+    // typed entries only: --fix derives the block
+    'memory/episodic/2026-05-11.md': '# 2026-05-11\n\n- 09:00 [DECISION] use SQLite for the cache ^dec00011\n',
+    // typed entries and a person's text: no derived claim about the text
+    'memory/episodic/2026-05-12.md': '# 2026-05-12\n\n- 09:00 [TECH] the broker runs on port 7001 ^tec00012\n\nMarta will send the revised quote; we still owe her an answer.\n',
+  };
+
+  it('a free-form day needs no block; a mixed day is warned about but not written; --fix --dry-run writes nothing', async () => {
+    const root = await fresh();
+    writeTree(root, days);
+    const h = JSON.parse((await cli(root, ['health', '--only', 'closure-block', '--json'])).stdout);
+    expect(h.exitCode).toBe(0);
+    const files = h.findings.map((f: { file: string; severity: string; fixable: boolean }) => [f.file, f.severity, f.fixable]);
+    expect(files).toEqual([['memory/episodic/2026-05-11.md', 'warn', true], ['memory/episodic/2026-05-12.md', 'warn', false]]);
+
+    const before = readTree(root, { includeState: true });
+    const mtimes = Object.keys(before).map((p) => statSync(join(root, p)).mtimeMs);
+    const dry = await cli(root, ['health', '--fix', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/--fix would change/);
+    expect(dry.stdout).toMatch(/\+\+\+ b\/memory\/episodic\/2026-05-11\.md/);
+    expect(dry.stdout).toMatch(/^\+Decisions: use SQLite for the cache \(\^dec00011\)$/m);
+    expect(dry.stdout).not.toMatch(/2026-05-10\.md|2026-05-12\.md/);
+    expect(readTree(root, { includeState: true })).toEqual(before);
+    expect(Object.keys(before).map((p) => statSync(join(root, p)).mtimeMs)).toEqual(mtimes);
+    const json = JSON.parse((await cli(root, ['health', '--fix', '--dry-run', '--json'])).stdout);
+    expect(json.changes.map((c: { path: string; change: string }) => [c.path, c.change])).toContainEqual(['memory/episodic/2026-05-11.md', 'modified']);
+
+    const fix = await cli(root, ['health', '--fix']);
+    expect(fix.code, fix.stderr).toBe(0);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-11.md'), 'utf8')).toMatch(/Decisions: use SQLite/);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-10.md'), 'utf8')).toBe(days['memory/episodic/2026-05-10.md']);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-12.md'), 'utf8')).toBe(days['memory/episodic/2026-05-12.md']);
+    expect((await cli(root, ['health', '--fix', '--dry-run'])).code).toBe(0);
+    expect((await cli(root, ['health', '--dry-run'])).code).toBe(2); // --dry-run goes with --fix
+  });
+
+  it('close-day --file closes a slug file, not the plain day beside it', async () => {
+    const root = await fresh();
+    writeTree(root, {
+      'memory/episodic/2026-05-05.md': '# 2026-05-05\n\n- 09:00 [EVENT] standup ^evt00005\n',
+      'memory/episodic/2026-05-05-vendor-call.md': '# Vendor call\n\n- 10:00 [DECISION] ask for a three-year quote ^dec00005\n',
+    });
+    const h = JSON.parse((await cli(root, ['health', '--only', 'closure-block', '--json'])).stdout);
+    const hint = h.findings.find((f: { file: string }) => f.file === 'memory/episodic/2026-05-05-vendor-call.md').fix;
+    expect(hint).toContain('close-day --file memory/episodic/2026-05-05-vendor-call.md');
+    const r = await cli(root, ['close-day', '--file', 'memory/episodic/2026-05-05-vendor-call.md']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-05-vendor-call.md'), 'utf8')).toMatch(/Decisions: ask for a three-year quote/);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-05.md'), 'utf8')).not.toMatch(/Closure/);
+    const after = JSON.parse((await cli(root, ['health', '--only', 'closure-block', '--json'])).stdout);
+    expect(after.findings.map((f: { file: string }) => f.file)).toEqual(['memory/episodic/2026-05-05.md']);
+  });
+});
