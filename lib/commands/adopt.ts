@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
+import { addDays, localDate } from '../core/clock.js';
 import { classify, listMemoryFiles, PATHS } from '../format/layout.js';
 import { startsWithFrontmatter } from '../format/frontmatter.js';
 import { openStore, readMemoryFile } from '../store/store.js';
@@ -57,8 +58,10 @@ export const command: CommandSpec = {
   usage: ['adopt [--dry-run]'],
   description: `OpenClaw's memory flush writes daily files memory/YYYY-MM-DD.md and memory/YYYY-MM-DD-slug.md.
 memtier reads them in place as episodic days; adopt moves each one to memory/episodic/ under the
-same name (a rename: the bytes are not touched). When the name is already taken there, both are
-kept: the newcomer becomes NAME-2.md (then -3, …). Nothing is ever overwritten.
+same name (a rename: the bytes are not touched). Today's and yesterday's files are left where they
+are: OpenClaw loads both at session start and its flush may still append to today's (in an OpenClaw
+workspace memtier writes the day there too: one file per day). When the name is already taken in
+memory/episodic/, both are kept: the newcomer becomes NAME-2.md (then -3, …). Nothing is ever overwritten.
 
 Notes without frontmatter are listed as untyped and left where they are (memtier never rewrites
 them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM notes.`,
@@ -68,9 +71,15 @@ them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM 
     const dry = flagBool(args, 'dry-run');
     const root = ctx.root;
     let moves: AdoptMove[] = [];
+    // today's and yesterday's notes stay where the host reads and writes them (OpenClaw loads both
+    // at session start, and its flush may append to today's at any moment)
+    const yesterday = addDays(localDate(ctx.clock.now(), ctx.clock.tz), -1);
+    const all = legacyDailyFiles(root);
+    const recent = all.filter((r) => (classify(r).date ?? '') >= yesterday);
+    const candidates = all.filter((r) => !recent.includes(r));
     const plan = (exists: (rel: string) => boolean): AdoptMove[] => {
       const planned = new Set<string>();
-      return legacyDailyFiles(root).map((from) => {
+      return candidates.map((from) => {
         const d = destinationFor(from, (r) => planned.has(r) || exists(r));
         planned.add(d.to);
         return { from, ...d };
@@ -79,7 +88,7 @@ them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM 
     if (dry) {
       const probe = (r: string): boolean => { try { lstatSync(join(root, r)); return true; } catch { return false; } };
       moves = plan(probe);
-    } else if (legacyDailyFiles(root).length) {
+    } else if (candidates.length) {
       moves = openStore(ctx).mutate((tx) => {
         const ms = plan((r) => tx.exists(r));
         for (const m of ms) tx.move(m.from, m.to);
@@ -94,12 +103,13 @@ them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM 
       lines.push(`${verb} ${moves.length} daily file${moves.length === 1 ? '' : 's'} into ${PATHS.episodic}/:`);
       for (const m of moves) lines.push(`  ${m.from} → ${m.to}${m.renamed ? ' (name taken: both kept)' : ''}`);
     }
+    if (recent.length) lines.push(`left in place (today's and yesterday's notes, which a host may still be writing): ${recent.join(', ')}`);
     if (untyped.length) {
       lines.push(`${untyped.length} note${untyped.length === 1 ? '' : 's'} without frontmatter, read as untyped and left in place:`);
       for (const u of untyped) lines.push(`  ${u}`);
       lines.push('  (give one a frontmatter block with "tags:" on line 2 to make it a WARM note)');
     }
     if (dry && moves.length) lines.push('dry run: nothing changed; run "memtier adopt" to move them');
-    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, untyped } };
+    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, left: recent, untyped } };
   },
 };

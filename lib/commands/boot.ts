@@ -11,6 +11,7 @@ import { flagNumber } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { addDays, localDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import { parseSessionState } from '../format/session-state.js';
 import { PATHS } from '../format/layout.js';
 import { readMemoryFile } from '../store/store.js';
 
@@ -51,6 +52,31 @@ function dayFiles(root: string, date: string): string[] {
   scan(PATHS.episodic);
   scan(PATHS.memoryDir);
   return out;
+}
+
+/**
+ * The last `n` days, on or before `today`, that have daily notes (memory/episodic/ or OpenClaw's
+ * memory/): after a gap of weeks these are what the agent was last doing, not an empty today.
+ */
+export function lastNoteDays(root: string, today: string, n = 2): string[] {
+  const days = new Set<string>();
+  for (const dir of [PATHS.episodic, PATHS.memoryDir]) {
+    let names: string[] = [];
+    try { names = readdirSync(join(root, dir)); } catch { continue; }
+    for (const name of names) {
+      const m = /^(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/.exec(name);
+      if (m && m[1]! <= today) days.add(m[1]!);
+    }
+  }
+  return [...days].sort().reverse().slice(0, n);
+}
+
+/** Does SESSION-STATE.md hold nothing but its template (headings, comments, empty sections)? */
+function emptyTemplate(text: string): boolean {
+  const p = parseSessionState(text);
+  const st = p.state;
+  if (st.currentTask || st.keyContext.length || st.recentDecisions.length || st.pending.length || st.blockers.length || st.done.length) return false;
+  return text.split('\n').every((l) => { const t = l.trim(); return t === '' || t.startsWith('#') || (t.startsWith('<!--') && t.endsWith('-->')); });
 }
 
 /** Aside files of a rotation a crash interrupted. */
@@ -113,6 +139,8 @@ function cut(text: string, room: number, keep: 'head' | 'tail', path: string): {
 export interface BootResult {
   root: string;
   today: string;
+  /** The days whose notes are shown (the most recent first): today and yesterday, or the last two with notes. */
+  days: string[];
   maxChars: number;
   chars: number;
   files: BootPart[];
@@ -123,12 +151,13 @@ export interface BootResult {
 
 export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
   const today = localDate(ctx.clock.now(), ctx.clock.tz);
-  const yesterday = addDays(today, -1);
+  // the two most recent days with notes (today and yesterday when the agent works daily)
+  const [latest, before] = lastNoteDays(ctx.root, today);
   const wanted: { path: string; role: PartRole; keep: 'head' | 'tail' }[] = [
     { path: PATHS.memoryIndex, role: 'index', keep: 'head' },
     { path: PATHS.sessionState, role: 'state', keep: 'head' },
-    ...dayFiles(ctx.root, yesterday).map((path) => ({ path, role: 'yesterday' as const, keep: 'tail' as const })),
-    ...dayFiles(ctx.root, today).map((path) => ({ path, role: 'today' as const, keep: 'tail' as const })),
+    ...(before ? dayFiles(ctx.root, before) : []).map((path) => ({ path, role: 'yesterday' as const, keep: 'tail' as const })),
+    ...(latest ? dayFiles(ctx.root, latest) : []).map((path) => ({ path, role: 'today' as const, keep: 'tail' as const })),
     { path: PATHS.buffer, role: 'buffer', keep: 'tail' },
   ];
   const missing: string[] = [];
@@ -137,6 +166,8 @@ export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
     try {
       const text = readMemoryFile(ctx.root, w.path);
       if (text === undefined) { missing.push(w.path); continue; }
+      // an untouched template says nothing: one line instead of its empty headings
+      if (w.role === 'state' && emptyTemplate(text)) { loaded.push({ ...w, text: '(no current task, context, decisions, pending items or blockers recorded yet: "memtier wal task …" sets them)\n' }); continue; }
       loaded.push({ ...w, text: withNl(text) });
     } catch (e) {
       const msg = (e as Error).message;
@@ -153,6 +184,10 @@ export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
     } catch { /* reported by the warning below; health names the problem */ }
   }
   const head: string[] = [];
+  if (latest && latest < addDays(today, -1)) {
+    const age = Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${latest}T00:00:00Z`)) / 86_400_000);
+    head.push(`note: no daily notes since ${latest} (${age} days ago); the last days with notes are shown\n`);
+  }
   if (rotating.length) {
     const long = `warning: a buffer rotation was interrupted (${rotating.join(', ')}): its entries are shown below but are in neither the buffer nor an episodic file yet; the next "memtier wal …", "memtier rotate" or "memtier health --fix" finishes it\n`;
     head.push(long.length <= maxChars / 4 ? long : 'warning: an interrupted buffer rotation (memory/.rotating/); "memtier rotate" finishes it\n');
@@ -197,7 +232,7 @@ export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
   out.push(...tail);
   const text = out.join('\n');
   const files: BootPart[] = parts.map(({ body: _body, ...p }) => p);
-  return { root: ctx.root, today, maxChars, chars: text.length, files, missing, rotating, text };
+  return { root: ctx.root, today, days: [latest, before].filter((d): d is string => d !== undefined), maxChars, chars: text.length, files, missing, rotating, text };
 }
 
 export const command: CommandSpec = {
@@ -205,9 +240,11 @@ export const command: CommandSpec = {
   summary: 'print what to reload after compaction or restart',
   usage: ['boot [--max-chars N]'],
   description: `Prints, each under a "==> path <==" header, what an agent reads after compaction or a
-restart (seed 004 compaction recovery): MEMORY.md, SESSION-STATE.md, yesterday's and today's
-episodic days (memory/episodic/DATE*.md, and OpenClaw's memory/DATE*.md when the day lives
-there), then the working buffer. Dates follow $MEMTIER_TZ.
+restart (seed 004 compaction recovery): MEMORY.md, SESSION-STATE.md, the notes of the last two
+days that have notes — today and yesterday for an agent that works daily; after a gap, the last
+two days with notes, with a line saying how old they are — (memory/episodic/DATE*.md and
+OpenClaw's memory/DATE*.md), then the working buffer. A SESSION-STATE.md that is still the empty
+template is shown as one line. Dates follow $MEMTIER_TZ.
 
 The output stays within --max-chars (headers included). Over budget, parts are cut in this order:
 yesterday, today, the buffer, SESSION-STATE.md, MEMORY.md (largest file first within each);

@@ -7,7 +7,7 @@ import { flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { classify, episodicPath, PATHS } from '../format/layout.js';
+import { classify, dayFile, episodicPath, PATHS } from '../format/layout.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, readMemoryFile } from '../store/store.js';
@@ -71,10 +71,10 @@ e.g. a slug file memory/episodic/2026-10-05-vendor-call.md that shares its day w
     const fileDate = file ? classify(file.replace(/^\.\//, '')).date : undefined;
     if (file && !fileDate) throw new UsageError(`--file ${file.slice(0, 80)} is not a dated day file`, 'name one such as memory/episodic/2026-05-14.md or memory/2026-05-14-vendor-call.md');
     const date = fileDate ?? parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
-    const rel = file ? file.replace(/^\.\//, '') : episodicPath(date);
+    const rel = file ? file.replace(/^\.\//, '') : dayFile(ctx.root, date);
     // Closing today: today's WAL entries are still in the buffer; rotate them into the day first.
     let rotated: RotateResult | undefined;
-    if (rel === episodicPath(localDate(ctx.clock.now(), ctx.clock.tz)) && bufferHasEntries(ctx)) {
+    if (rel === dayFile(ctx.root, localDate(ctx.clock.now(), ctx.clock.tz)) && bufferHasEntries(ctx)) {
       rotated = rotate(ctx, { force: true });
     }
     const text = readMemoryFile(ctx.root, rel);

@@ -2,7 +2,7 @@
  * The file model: where each kind of memory file lives, its tier, and how to list them.
  * See memory-skeleton/FORMAT.md for the contract.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const PATHS = {
@@ -46,6 +46,28 @@ const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/;
 
 export function episodicPath(date: string): string {
   return `${PATHS.episodic}/${date}.md`;
+}
+
+/**
+ * An OpenClaw workspace: the agent's own files (AGENTS.md, SOUL.md) at the memory root. OpenClaw
+ * loads today's and yesterday's `memory/YYYY-MM-DD.md` at session start and its pre-compaction
+ * flush writes there, so in such a workspace that is where memtier writes the day too.
+ */
+export function isOpenClawWorkspace(root: string): boolean {
+  return existsSync(join(root, 'AGENTS.md')) || existsSync(join(root, 'SOUL.md'));
+}
+
+/**
+ * The one file a day's entries go to — never two for one day: the day's file where one exists
+ * (memory/episodic/DAY.md, else OpenClaw's memory/DAY.md), else, for a new day, memory/DAY.md in an
+ * OpenClaw workspace (where the host reads and writes it) and memory/episodic/DAY.md elsewhere.
+ */
+export function dayFile(root: string, date: string): string {
+  const episodic = episodicPath(date);
+  if (existsSync(join(root, episodic))) return episodic;
+  const flat = `${PATHS.memoryDir}/${date}.md`;
+  if (existsSync(join(root, flat)) || isOpenClawWorkspace(root)) return flat;
+  return episodic;
 }
 
 export function archivePath(date: string): string {

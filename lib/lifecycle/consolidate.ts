@@ -25,7 +25,7 @@ import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { CANONICAL_HOME } from '../format/entry.js';
-import { archivePath, episodicPath, PATHS } from '../format/layout.js';
+import { archivePath, dayFile, episodicPath, PATHS } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
@@ -122,7 +122,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
   const sumRel = summaryPath(date);
   const dayEntries = live.filter((e) => LOG_KINDS.has(e.kind) && e.day === date);
   const curSum = read(ctx, sumRel);
-  const built = buildSummary(date, dayEntries, closureOpen(read(ctx, episodicPath(date))), curSum);
+  const built = buildSummary(date, dayEntries, closureOpen(read(ctx, dayFile(ctx.root, date))), curSum);
   const summary: ConsolidateResult['summary'] = { file: sumRel, entries: dayEntries.length, sections: built?.counts ?? {}, changed: false };
   if (!built) summary.note = `no entries on ${date}: no summary`;
   else if (built.text !== curSum) { ops.push({ kind: 'write', rel: sumRel, content: built.text, expected: curSum ?? null }); summary.changed = true; }

@@ -13,7 +13,7 @@ import { localDate, localTime } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, parseEntryLine, type Entry, type EntryType } from '../format/entry.js';
-import { classify, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
+import { classify, dayFile, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { parseSessionState, serializeSessionState } from '../format/session-state.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
@@ -212,7 +212,7 @@ export function supersedeEntry(ctx: Ctx, ref: string, opts: SupersedeOptions): S
     const id = freshId(ctx, new Set(old.entry.id ? [old.entry.id] : []));
     const text = entryText(opts.by);
     newLine = formatEntryLine({ ...(inLog ? {} : { date: localDate(now, tz) }), time: localTime(now, tz), ...(type ? { type } : {}), text, tags: [], id });
-    by = { path: inLog ? episodicPath(localDate(now, tz)) : old.path, id, line: newLine, created: true };
+    by = { path: inLog ? dayFile(ctx.root, localDate(now, tz)) : old.path, id, line: newLine, created: true };
   }
   const oldId = old.entry.id ?? freshId(ctx, new Set([by.id]));
   const struck = formatEntryLine({ ...old.entry, superseded: true, supersededBy: by.id, id: oldId });

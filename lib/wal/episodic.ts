@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.js';
 import { localDate, localTime } from '../core/clock.js';
 import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, type EntryType } from '../format/entry.js';
-import { episodicPath } from '../format/layout.js';
+import { dayFile } from '../format/layout.js';
 import { openStore, type Tx } from '../store/store.js';
 
 export interface NewEntry {
@@ -52,7 +52,7 @@ export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[
   for (const e of entries) {
     const at = e.at ?? now;
     const day = localDate(at, tz);
-    const rel = episodicPath(day);
+    const rel = dayFile(ctx.root, day);
     const id = e.id ?? newEntryId(at);
     if (!ID_RE.test(id)) throw new MemtierError(`invalid entry id "${id.slice(0, 70)}"`, { code: 'usage', hint: 'an id is 3-64 letters, digits and "-", starting with a letter or digit' });
     const line = formatEntryLine({ time: localTime(at, tz), ...(e.type ? { type: e.type } : {}), text: entryText(e.text, e.tags), tags: [], id });

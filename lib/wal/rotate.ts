@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { localDate, localStamp } from '../core/clock.js';
 import { formatEntryLine, parseEntries, parseEntryLine, type Entry } from '../format/entry.js';
-import { episodicPath, PATHS } from '../format/layout.js';
+import { dayFile, PATHS } from '../format/layout.js';
 import { lineCount } from '../format/lines.js';
 import { crashPoint } from '../store/crash.js';
 import { openStore, type Tx } from '../store/store.js';
@@ -95,7 +95,7 @@ function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res
   const today = /buffer-(\d{4}-\d{2}-\d{2})T/.exec(asideRel)?.[1] ?? fallbackDay;
   const text = tx.read(asideRel) ?? '';
   const entries = bufferEntries(text, asideRel.split('/').pop()!);
-  const target = episodicPath(today);
+  const target = dayFile(ctx.root, today);
   const cur = tx.read(target);
   const have = linesById(cur);
   const lines: string[] = [];

@@ -146,8 +146,11 @@ describe('memtier adopt', () => {
       'memory/ideas.md': 'loose note\n',
       'memory/semantic/nas.md': '# NAS\nno frontmatter\n',
       'memory/semantic/ok.md': '---\ntags: [samba]\n---\n# ok\n',
+      // yesterday's note (the clock says 2026-05-20): the host may still write it, it stays
+      'memory/2026-05-19.md': '- yesterday\n',
     });
-    const dry = await runCli(['adopt', '--dry-run', '--json', '--root', root]);
+    const NOW = ['--now', '2026-05-20T12:00:00Z'];
+    const dry = await runCli(['adopt', '--dry-run', '--json', '--root', root, ...NOW]);
     expect(dry.code, dry.stderr).toBe(0);
     const jd = json(dry.stdout);
     expect(jd.dryRun).toBe(true);
@@ -155,9 +158,10 @@ describe('memtier adopt', () => {
       { from: 'memory/2026-05-13-standup.md', to: 'memory/episodic/2026-05-13-standup.md', renamed: false },
       { from: 'memory/2026-05-14.md', to: 'memory/episodic/2026-05-14-2.md', renamed: true },
     ]);
+    expect(jd.left).toEqual(['memory/2026-05-19.md']);
     expect(existsSync(join(root, 'memory/2026-05-14.md'))).toBe(true);
 
-    const r = await runCli(['adopt', '--root', root]);
+    const r = await runCli(['adopt', '--root', root, ...NOW]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('memory/2026-05-14.md → memory/episodic/2026-05-14-2.md');
     expect(r.stdout).toContain('memory/ideas.md');
@@ -167,6 +171,7 @@ describe('memtier adopt', () => {
     expect(tree['memory/episodic/2026-05-14.md']).toContain('already here');
     expect(tree['memory/episodic/2026-05-13-standup.md']).toBe('- standup notes\n');
     expect(tree['memory/ideas.md']).toBe('loose note\n');
+    expect(tree['memory/2026-05-19.md']).toBe('- yesterday\n');
     expect(tree['memory/semantic/nas.md']).toBe('# NAS\nno frontmatter\n');
 
     const again = json((await runCli(['adopt', '--json', '--root', root])).stdout);

@@ -87,10 +87,12 @@ describe('memtier close-day', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('no episodic file for 2026-05-15');
     expect(r.stderr).toContain('memory/episodic/2026-05-15.md');
+    // an OpenClaw daily file is the day's one home: closed in place, no second file created
     writeFileSync(join(root, 'memory/2026-05-10.md'), '- legacy\n');
     const legacy = await runCli(['close-day', '2026-05-10', '--root', root]);
-    expect(legacy.code).toBe(2);
-    expect(legacy.stderr).toContain('memtier adopt');
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect(readFileSync(join(root, 'memory/2026-05-10.md'), 'utf8')).toMatch(/^Updated: 2026-05-10$/m);
+    expect(existsSync(join(root, 'memory/episodic/2026-05-10.md'))).toBe(false);
     const bad = await runCli(['close-day', '2026-02-30', '--root', root]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('not a date');
