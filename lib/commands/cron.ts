@@ -1,6 +1,7 @@
+import { mkdirSync } from 'node:fs';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { UsageError } from '../core/errors.js';
@@ -43,6 +44,8 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
     if (picked.length > 1) throw new UsageError(`choose one of --crontab, --systemd, --openclaw (got ${picked.map((p) => `--${p}`).join(' ')})`);
     const format = picked[0] ?? 'crontab';
     const install = flagBool(args, 'install');
+    // the crontab lines append to .memtier/cron.log: a shell cannot open it in a missing folder
+    if (format === 'crontab') mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
     if (format === 'systemd') {

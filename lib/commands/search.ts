@@ -55,6 +55,11 @@ function oneLineText(t: string, max = 240): string {
 
 function render(resp: SearchResponse, explain: boolean): string {
   if (resp.results.length === 0) {
+    // a time the query named and resolved: say which days were searched, not just "no match"
+    if (resp.range) {
+      const days = resp.range.from === resp.range.to ? `on ${resp.range.from}` : `between ${resp.range.from} and ${resp.range.to}`;
+      return `nothing ${days} (${resp.range.phrases.map((p) => `"${p}"`).join(', ')})${resp.terms.length ? ` matching ${resp.terms.join(' ')}` : ''}\ntry other words, a wider time ("last month"), or no time at all`;
+    }
     return `no match for "${resp.query}"${resp.terms.length ? ` (terms: ${resp.terms.join(' ')})` : ''}\ntry fewer or other words, drop --tags/--type/--since filters, or check "memtier health"`;
   }
   const out: string[] = [];
@@ -115,7 +120,7 @@ export const command: CommandSpec = {
     }
     return {
       text: render(resp, opts.explain === true),
-      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
+      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
       exitCode: 0,
     };
   },

@@ -46,7 +46,8 @@ reaches its line limit (80, or $MEMTIER_BUFFER_MAX_LINES) its entries move to to
 TEXT "-" reads the text from standard input. The skeleton installs memory/scripts/wal as a shortcut.
 
 Entries: task → [PROJ] task: …, decide → [DECISION] …, context → [TEMP] context: KEY = VALUE
-([PREF] when KEY is "pref"), pending/done/blocker → [PROJ] pending:/done:/blocker: …
+(or "KEY: VALUE" in one argument; KEY "pref" → [PREF] VALUE, a preference, not session context),
+pending/done/blocker → [PROJ] pending:/done:/blocker: …
 "done" removes the matching item from Pending (or Blockers).
 Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
 newest, and first snapshots the current state as before-restore-STAMP.`,
@@ -65,8 +66,10 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       let key: string | undefined;
       let parts = rest;
       if (kind === 'context') {
-        [key, ...parts] = rest;
-        if (!key || parts.length === 0) throw new UsageError('wal context needs a KEY and a VALUE', 'e.g. memtier wal context deadline 2026-06-01');
+        // KEY VALUE…, or one argument "KEY: VALUE" / "KEY = VALUE"
+        const one = rest.length === 1 ? /^\s*([^:=\s][^:=]{0,60}?)\s*[:=]\s*(\S.*)$/s.exec(rest[0]!) : null;
+        if (one) { key = one[1]!.trim(); parts = [one[2]!.trim()]; } else [key, ...parts] = rest;
+        if (!key || parts.length === 0) throw new UsageError('wal context needs a KEY and a VALUE', 'e.g. memtier wal context deadline 2026-06-01, or memtier wal context "deadline: 2026-06-01"; a preference: memtier wal context pref "short answers"');
       }
       if (parts.length === 0) throw new UsageError(`wal ${kind} needs a TEXT`, `e.g. memtier wal ${kind} "…" (or "-" to read standard input)`);
       const text = parts.length === 1 && parts[0] === '-' ? await readStdin(io) : parts.join(' ');

@@ -10,6 +10,9 @@ export const PATHS = {
   sessionState: 'SESSION-STATE.md',
   todos: 'todos.md',
   dreams: 'DREAMS.md',
+  /** OpenClaw's facts about the user and their tools: searched as WARM notes, never written by memtier. */
+  user: 'USER.md',
+  tools: 'TOOLS.md',
   memoryDir: 'memory',
   buffer: 'memory/working-buffer.md',
   episodic: 'memory/episodic',
@@ -31,7 +34,7 @@ export type Tier = 'hot' | 'warm' | 'cold' | 'buffer' | 'generated' | 'meta';
 export type FileKind =
   | 'memory-index' | 'session-state' | 'todos' | 'dreams' | 'buffer'
   | 'episodic' | 'legacy-daily' | 'archive' | 'semantic' | 'procedural' | 'graph'
-  | 'knowledge' | 'palace' | 'review' | 'tags' | 'format' | 'note';
+  | 'knowledge' | 'palace' | 'review' | 'tags' | 'format' | 'note' | 'profile';
 
 export interface FileInfo {
   /** Path relative to the root, with forward slashes. */
@@ -83,6 +86,7 @@ export function classify(rel: string): FileInfo {
   if (r === PATHS.sessionState) return { rel: r, kind: 'session-state', tier: 'hot' };
   if (r === PATHS.todos) return { rel: r, kind: 'todos', tier: 'hot' };
   if (r === PATHS.dreams) return { rel: r, kind: 'dreams', tier: 'generated' };
+  if (r === PATHS.user || r === PATHS.tools) return { rel: r, kind: 'profile', tier: 'warm' };
   if (r === PATHS.buffer) return { rel: r, kind: 'buffer', tier: 'buffer' };
   if (r === PATHS.tags) return { rel: r, kind: 'tags', tier: 'meta' };
   if (r === 'memory/FORMAT.md') return { rel: r, kind: 'format', tier: 'meta' };
@@ -98,6 +102,12 @@ export function classify(rel: string): FileInfo {
   if (/^memory\/\d{4}-\d{2}-\d{2}(?:-[^/]*)?\.md$/.test(r)) return withDate('legacy-daily', 'cold');
   return { rel: r, kind: 'note', tier: 'warm' };
 }
+
+/**
+ * Root-level files that are memory: memtier's own, and OpenClaw's USER.md and TOOLS.md (facts about
+ * the user). AGENTS.md, SOUL.md, IDENTITY.md and HEARTBEAT.md are instructions to the agent, not memory.
+ */
+export const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams, PATHS.user, PATHS.tools];
 
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
 
@@ -124,7 +134,7 @@ export function listMemoryFiles(root: string): string[] {
   // root-level: only the files memtier knows (a workspace root also holds SOUL.md, USER.md, code…)
   try {
     const top = new Set(readdirSync(root));
-    for (const f of [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams]) if (top.has(f)) out.push(f);
+    for (const f of ROOT_FILES) if (top.has(f)) out.push(f);
   } catch { return []; }
   walk(PATHS.memoryDir);
   walk(PATHS.knowledge);

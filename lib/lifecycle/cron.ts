@@ -52,7 +52,8 @@ export function crontabBlock(bin: Bin, root: string, tz?: string): string {
   const { begin, end } = blockMarkers(root);
   const log = shq(`${root}/.memtier/cron.log`);
   const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
-  for (const j of jobs(bin, root)) out.push(`${j.cron} ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')} >> ${log} 2>&1  # ${j.what}`);
+  // the group makes the redirect cover every command of the job, not only the last one
+  for (const j of jobs(bin, root)) out.push(`${j.cron} { ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')}; } >> ${log} 2>&1  # ${j.what}`);
   out.push(end);
   return out.join('\n') + '\n';
 }

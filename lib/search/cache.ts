@@ -40,7 +40,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
-import { classify, PATHS, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
+import { classify, PATHS, ROOT_FILES, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
 import { Doc, MemoryIndex, packInfo, readAndIndex, STRIDE, type FileArrays, type FileRecord, type IndexView } from './corpus.js';
 import type { Unit } from './units.js';
 import { setCjkMode, tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
@@ -188,7 +188,6 @@ class UnitsWriter {
 }
 
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
-const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams];
 const TOP_DIRS = [PATHS.memoryDir, PATHS.knowledge];
 const NOENT = { throwIfNoEntry: false } as const;
 

@@ -4,7 +4,8 @@
  * Hand-parsed (no 290 ms chrono-node load on the hot path): today, yesterday, the day before
  * yesterday, N days/weeks ago, last/this week|month|year, last Monday…Sunday / on Monday,
  * [in] May [2023], 8 May 2023, May 8[, 2023], 2023-05-08, in 2023, and Chinese 今天 昨天 前天
- * 上周[二] 本周/这周 周二/星期二 上个月 本月/这个月 去年 今年 2023年5月[8日] 5月8日.
+ * 上周[二] 本周/这周 周二/星期二 上个月 本月/这个月 去年 今年 2023年5月[8日] 5月8日; October 14 / 14 October /
+ * Oct 14th without a year: the most recent such day.
  * Weeks start on Monday. "last Tuesday" is the latest Tuesday before today; 上周二 is the
  * Tuesday of the previous week.
  */
@@ -58,6 +59,13 @@ export function parseTimeRange(query: string, now: Date, tz: string): TimeRange 
   }
   if ((m = hit(new RegExp(`\\b${MON_RE}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`)))) {
     const d = validDay(+m[3]!, monthIndex(m[1]!), +m[2]!); if (d) return r(d, d, m[0]);
+  }
+  // a month and day without a year ("October 14", "Oct 14th", "14 October"): the most recent such day
+  if ((m = hit(new RegExp(`\\b${MON_RE}\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?![:.\\d])`))) || (m = hit(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MON_RE}\\b`)))) {
+    const [mon, day] = /^\d/.test(m[1]!) ? [m[2]!, +m[1]!] : [m[1]!, +m[2]!];
+    const mi = monthIndex(mon);
+    const d = validDay(ty, mi, day);
+    if (d) { const y = d > today ? ty - 1 : ty; const dd = validDay(y, mi, day); if (dd) return r(dd, dd, m[0]); }
   }
   if ((m = hit(new RegExp(`\\b(?:in\\s+|during\\s+)?${MON_RE},?\\s+(\\d{4})\\b`)))) {
     const { from, to } = monthRange(+m[2]!, monthIndex(m[1]!)); return r(from, to, m[0]);

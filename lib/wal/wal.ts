@@ -42,7 +42,8 @@ export function walEntry(w: WalWrite): { type: EntryType; text: string } {
   switch (w.kind) {
     case 'task': return { type: 'PROJ', text: `task: ${w.text}` };
     case 'decide': return { type: 'DECISION', text: w.text };
-    case 'context': return { type: w.key?.toLowerCase() === 'pref' ? 'PREF' : 'TEMP', text: `context: ${w.key} = ${w.text}` };
+    // a preference is a durable fact in plain words (filed to preferences.md by the review), not session context
+    case 'context': return isPref(w) ? { type: 'PREF', text: w.text } : { type: 'TEMP', text: `context: ${w.key} = ${w.text}` };
     case 'pending': return { type: 'PROJ', text: `pending: ${w.text}` };
     case 'done': return { type: 'PROJ', text: `done: ${w.text}` };
     case 'blocker': return { type: 'PROJ', text: `blocker: ${w.text}` };
@@ -50,6 +51,7 @@ export function walEntry(w: WalWrite): { type: EntryType; text: string } {
 }
 
 const key = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+const isPref = (w: WalWrite): boolean => w.kind === 'context' && /^(?:pref|preference)$/i.test(w.key ?? '');
 
 /** Apply a WAL write to the state. Returns a note about what changed. */
 export function applyToState(st: SessionState, w: WalWrite, stamp: string): string | undefined {
@@ -59,6 +61,7 @@ export function applyToState(st: SessionState, w: WalWrite, stamp: string): stri
       st.recentDecisions = [`${stamp} — ${w.text}`, ...st.recentDecisions].slice(0, KEEP.recentDecisions);
       return undefined;
     case 'context': {
+      if (isPref(w)) return 'a preference: logged as [PREF], not session context';
       const i = st.keyContext.findIndex(([k]) => key(k) === key(w.key!));
       if (i >= 0) st.keyContext[i] = [st.keyContext[i]![0], w.text];
       else st.keyContext.push([w.key!, w.text]);

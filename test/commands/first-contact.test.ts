@@ -52,6 +52,32 @@ describe('tags', () => {
   });
 });
 
+describe('small things a newcomer meets', () => {
+  it('wal context pref logs the preference itself; wal context takes "KEY: VALUE" too', async () => {
+    const root = await fresh();
+    const p = JSON.parse((await cli(root, ['wal', 'context', 'pref', 'short answers, bullet points', '--json'])).stdout);
+    expect(p.entry).toMatch(/\[PREF\] short answers, bullet points \^/);
+    expect(p.entry).not.toMatch(/context: pref =/);
+    expect(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).not.toContain('short answers');
+    const one = JSON.parse((await cli(root, ['wal', 'context', 'deadline: 2026-06-01', '--json'])).stdout);
+    expect(one.entry).toMatch(/\[TEMP\] context: deadline = 2026-06-01/);
+    expect(readFileSync(join(root, 'SESSION-STATE.md'), 'utf8')).toMatch(/deadline: 2026-06-01/);
+    expect((await cli(root, ['wal', 'context', 'lonely'])).code).toBe(2);
+  });
+
+  it('a time query that finds nothing says which days it searched; USER.md and TOOLS.md are searched', async () => {
+    const root = await fresh();
+    writeTree(root, { 'USER.md': '# USER.md\n\n- allergic to peanuts\n', 'TOOLS.md': '# TOOLS.md\n\n## SSH\n- build-01 is 10.0.4.21\n', 'SOUL.md': '# SOUL\n\nbe kind to peanuts\n' });
+    const none = await cli(root, ['search', 'zebra last Tuesday']);
+    expect(none.stdout).toMatch(/^nothing on 2026-05-12 \("last tuesday"\) matching zebra/);
+    expect(JSON.parse((await cli(root, ['search', 'zebra last Tuesday', '--json'])).stdout).nothing).toBe('nothing on 2026-05-12');
+    const u = JSON.parse((await cli(root, ['search', 'peanuts', '--json'])).stdout).results.map((r: { path: string }) => r.path);
+    expect(u).toContain('USER.md');
+    expect(u).not.toContain('SOUL.md'); // instructions to the agent, not memory
+    expect(JSON.parse((await cli(root, ['search', 'build-01', '--json'])).stdout).results[0].path).toBe('TOOLS.md');
+  });
+});
+
 describe('forget', () => {
   it('removes a WAL decision everywhere: buffer, SESSION-STATE.md, search and boot', async () => {
     const root = await fresh();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { mergeCrontab } from '../../lib/lifecycle/cron.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
@@ -20,10 +21,25 @@ describe('cron', () => {
     const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier' } });
     expect(r.code).toBe(0);
     // the memory's zone goes with the scheduled runs (cron does not see the shell's MEMTIER_TZ)
-    expect(r.stdout).toContain(`0 3 * * * MEMTIER_TZ=UTC memtier consolidate --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --root ${root} --quiet >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 MEMTIER_TZ=UTC memtier review --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC memtier consolidate --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC memtier review --root ${root} --quiet; } >>`);
     const local = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier', MEMTIER_TZ: '' } });
-    expect(local.stdout).toContain(`0 9 * * 1 memtier review --root ${root} --quiet >>`);
+    expect(local.stdout).toContain(`0 9 * * 1 { memtier review --root ${root} --quiet; } >>`);
+  });
+
+  it('the redirect of a crontab line covers every command of its job (run by sh as cron would)', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    // a stand-in for memtier that prints its subcommand to stdout and to stderr
+    const bin = join(tmpTree(), 'memtier');
+    writeFileSync(bin, '#!/bin/sh\necho "out $1"\necho "err $1" >&2\n');
+    chmodSync(bin, 0o755);
+    const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: bin } });
+    const nightly = r.stdout.split('\n').find((l) => l.startsWith('0 3 * * * '))!;
+    const command = nightly.slice('0 3 * * * '.length).replace(/\s+# [^#]*$/, '');
+    const run = spawnSync('sh', ['-c', command], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(readFileSync(join(root, '.memtier/cron.log'), 'utf8')).toBe('out consolidate\nerr consolidate\nout dream\nerr dream\n');
   });
 
   it('prints systemd units and openclaw commands; rejects two formats', async () => {
@@ -87,7 +103,7 @@ describe('cron', () => {
     const r = await runCli(['cron', '--crontab'], { cwd: root, env: { MEMTIER_ROOT: root } });
     expect(r.code).toBe(0);
     const bin = join(REPO, 'bin', 'memtier.js');
-    expect(r.stdout).toContain(`0 3 * * * MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --root ${root} --quiet >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 MEMTIER_TZ=UTC ${process.execPath} ${bin} review --root ${root} --quiet >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC ${process.execPath} ${bin} review --root ${root} --quiet; } >>`);
   });
 });

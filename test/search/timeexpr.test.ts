@@ -30,6 +30,15 @@ describe('time expressions against a fixed clock', () => {
     expect(r('May 8, 2023')).toEqual(['2023-05-08', '2023-05-08']);
     expect(r('2026-02-28')).toEqual(['2026-02-28', '2026-02-28']);
   });
+  it('a month and day without a year: the most recent such day, as 10月14日 is read', () => {
+    expect(r('what happened on May 8')).toEqual(['2026-05-08', '2026-05-08']);
+    expect(r('on the 8th of May')).toEqual(['2026-05-08', '2026-05-08']);
+    expect(r('Oct 14th')).toEqual(['2025-10-14', '2025-10-14']); // later in the year than today: last year's
+    expect(r('14 October')).toEqual(['2025-10-14', '2025-10-14']);
+    expect(r('October 14, 2026')).toEqual(['2026-10-14', '2026-10-14']);
+    expect(r('May 32')).toBeUndefined();
+    expect(r('the call at 10:30')).toBeUndefined();
+  });
   it('Chinese', () => {
     expect(r('上周二')).toEqual(['2026-05-05', '2026-05-05']); // Tuesday of the previous week
     expect(r('昨天的会议')).toEqual(['2026-05-14', '2026-05-14']);
