@@ -73,6 +73,12 @@ export function dayFile(root: string, date: string): string {
   return episodic;
 }
 
+/**
+ * MEMORY.md's heading for what is still open, as people write it: "Open questions", "Open threads",
+ * "Open items", "Open issues", "Open loops", "Unresolved", "待办", "未决", "未解决", "开放问题".
+ */
+export const OPEN_SECTION_RE = /^(?:open\s+(?:questions?|threads?|items?|issues?|loops?)|unresolved(?:\s+questions?)?|待办|未决|未解决|开放问题)/i;
+
 export function archivePath(date: string): string {
   return `${PATHS.archive}/${date.slice(0, 4)}/${date.slice(5, 7)}/${date}.md`;
 }

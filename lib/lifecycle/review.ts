@@ -20,7 +20,7 @@ import { addDays, daysBetween, isoWeek } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../format/entry.js';
-import { PATHS } from '../format/layout.js';
+import { OPEN_SECTION_RE, PATHS } from '../format/layout.js';
 import { planArchive } from './archive.js';
 import { applyPlanned, cite, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
@@ -54,6 +54,8 @@ export interface ReviewResult {
   sublimation: { tag: string; kind: 'tag' | 'word'; count: number; sources: string[]; target: string }[];
   health?: { fail: number; warn: number; stale: string[] };
   report?: string;
+  /** Every file the review changes (or, dry, would change): what its message announces. */
+  changes: string[];
   retries: number;
   message: string;
 }
@@ -129,10 +131,22 @@ function openItems(days: { text: string }[]): string[] {
   return out;
 }
 
+/**
+ * An entry nobody meant to keep: a test or placeholder word ("test", "asdf", "foo"), or fewer than
+ * two words and ten characters once tags and ids are gone.
+ */
+export function isThrowaway(text: string): boolean {
+  const t = text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/\^[A-Za-z0-9-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (/^(?:test(?:ing)?(?: \d+)?|tests?|foo|bar|baz|asdf|qwerty|xxx+|todo|tbd|hello|hi|lorem ipsum|dummy|placeholder|测试|试试)[.!]?$/i.test(t)) return true;
+  // Chinese and Japanese say much in few characters: there, fewer than 4 is a throwaway
+  if (/[\u3040-\u30ff\u3400-\u9fff]/u.test(t)) return [...t].length < 4;
+  return t.split(' ').length < 2 && [...t].length < 10;
+}
+
 /** MEMORY.md with new open questions (≤ 5 open) and a fresh `Last reviewed:` line, within budget. */
 function updateMemoryIndex(text: string, items: string[], stamp: string, budget: number, meaningful: () => boolean): { text: string; added: string[]; parked: string[] } {
   let lines = text.replace(/\n+$/, '').split('\n');
-  const sec = sectionLines(text, /^open questions?\b/i);
+  const sec = sectionLines(text, OPEN_SECTION_RE);
   const present = new Set((sec?.lines ?? []).map((l) => normalizeText(l.replace(/^[-*]\s+(\[[ x]\]\s+)?/i, ''))));
   const open = (sec?.lines ?? []).filter((l) => /^[-*] /.test(l) && !/^[-*] \[x\]/i.test(l) && !/^[-*] ~~/.test(l)).length;
   const fresh = items.filter((i) => !present.has(normalizeText(i)));
@@ -215,13 +229,14 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const week = opts.week ?? isoWeek(t);
   const { from, to } = opts.week ? weekRange(opts.week) : { from: addDays(t, -6), to: t };
   const days = readDays(ctx, from, to);
-  const entries: SourcedEntry[] = days.flatMap((d) => entriesOf(d.rel, d.text, d.date)).filter((e) => !e.superseded);
+  // throwaways ("[LESSON] test", "asdf") are never filed into a home
+  const entries: SourcedEntry[] = days.flatMap((d) => entriesOf(d.rel, d.text, d.date)).filter((e) => !e.superseded && !isThrowaway(e.text));
   const bufText = read(ctx, PATHS.buffer);
   if (bufText) entries.push(...entriesOf(PATHS.buffer, bufText).filter((e) => e.day && e.day >= from && e.day <= to && !e.superseded));
   const ops: Op[] = [];
   const res: ReviewResult = {
     ok: true, dryRun: !!opts.dryRun, changed: false, week, from, to, decisions: [], lessons: [], friction: [],
-    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], retries: 0, message: '',
+    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], changes: [], retries: 0, message: '',
     ...(opts.health ? { health: opts.health } : {}),
   };
 
@@ -280,10 +295,12 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const body = renderReport(ctx, res);
   ops.push({ kind: 'write', rel: reportRel, content: prev ? `${prev.replace(/\n+$/, '')}\n\n---\n\n${body}` : body, expected: prev ?? null });
   res.report = reportRel;
+  res.changes = [...new Set(ops.flatMap((o) => (o.kind === 'move' ? [o.from, o.to] : o.kind === 'fn' ? o.files : [o.rel])))].sort();
   const v = opts.dryRun ? 'would ' : '';
   res.message = `review ${week}: ${v}file ${plural(res.decisions.length, 'decision')}, ${plural(res.lessons.length + res.friction.length, 'lesson')}` +
     `${res.archived ? `, ${v}archive ${plural(res.archived, 'day')}` : ''}${res.openQuestions.added.length ? `, ${plural(res.openQuestions.added.length, 'open question')}` : ''}` +
-    `${res.bufferRotated ? ', rotate the stale buffer' : ''} → ${reportRel}`;
+    `${res.bufferRotated ? ', rotate the stale buffer' : ''}${memText !== undefined && res.changes.includes(PATHS.memoryIndex) && res.openQuestions.added.length === 0 ? `, ${v}update MEMORY.md's "Last reviewed:" line` : ''} → ${reportRel}` +
+    `\n${opts.dryRun ? 'would change' : 'changed'}: ${res.changes.join(', ')}`;
   return { ops, result: res };
 }
 

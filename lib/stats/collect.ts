@@ -88,7 +88,9 @@ export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.r
     tokens.total += t;
     inc(tokens.byTier, f.tier, t);
     if (f.tier === 'hot') { tokens.hot += t; tokens.hotFiles[f.rel] = t; }
-    if (f.tier === 'meta') continue; // FORMAT.md and TAGS.md: examples, not entries
+    // memtier's own views and docs (palace, reviews, DREAMS.md; FORMAT.md, TAGS.md) repeat the
+    // memory's entries or hold examples: counting them would count a tag or a fact several times
+    if (f.tier === 'meta' || f.tier === 'generated') continue;
     for (const e of snap.entries(f)) {
       entries.total++;
       if (e.superseded) entries.superseded++;
@@ -110,7 +112,7 @@ export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.r
       }
     }
   }
-  bytes.largest = [...snap.files, ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
+  bytes.largest = [...snap.files.filter((f) => f.tier !== 'meta' && f.tier !== 'generated'), ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
   return {
     time: now.toISOString(),
     files: { total: files.total, byTier: sortKeys(files.byTier), byKind: sortKeys(files.byKind) },

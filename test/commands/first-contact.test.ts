@@ -166,3 +166,41 @@ describe('closure blocks and --fix', () => {
     expect(after.findings.map((f: { file: string }) => f.file)).toEqual(['memory/episodic/2026-05-05.md']);
   });
 });
+
+describe('review and stats on a memory people wrote', () => {
+  it('review --dry-run announces every file review then changes; "## Open threads" is MEMORY.md\'s open section; a throwaway is not filed', async () => {
+    const root = await fresh();
+    writeTree(root, {
+      'MEMORY.md': '# MEMORY.md\n\n## Decisions\n- keep the monorepo\n\n## Open threads\n- Acme contract renewal\n- arm64 CI runners\n- a third\n- a fourth\n- a fifth\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [LESSON] test ^les00001\n- 10:00 [LESSON] restore drills catch broken bucket policies ^les00002\n',
+    });
+    const dry = await cli(root, ['review', '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBeLessThan(2);
+    const d = JSON.parse(dry.stdout);
+    const before = readTree(root);
+    const real = await cli(root, ['review', '--json']);
+    const r = JSON.parse(real.stdout);
+    // the dry run named every file the review then changed
+    const changed = Object.keys(readTree(root)).filter((p) => readTree(root)[p] !== before[p]).sort();
+    expect(d.changes).toEqual(r.changes);
+    for (const f of changed) expect(d.changes, f).toContain(f);
+    expect(d.message).toMatch(/would change: .*MEMORY\.md/);
+    // five open threads already: none added (the heading is recognized), the lesson filed, not the throwaway
+    expect(r.openQuestions.added).toEqual([]);
+    const lessons = readFileSync(join(root, 'memory/procedural/lessons-learned.md'), 'utf8');
+    expect(lessons).toContain('restore drills catch broken bucket policies');
+    expect(lessons).not.toMatch(/\[LESSON\] test\b/);
+  });
+
+  it('stats counts the memory, not memtier\'s own views and docs', async () => {
+    const root = await fresh();
+    writeTree(root, {
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [TECH] the broker runs on port 7001 #kubernetes ^tec00014\n',
+      'memory/palace/timeline.md': '# Timeline\n\n- 2026-05-14 the broker runs on port 7001 #kubernetes\n',
+      'memory/reviews/2026-W20.md': '# Weekly review\n\n- the broker runs on port 7001 #kubernetes\n',
+    });
+    const s = JSON.parse((await cli(root, ['stats', '--json'])).stdout);
+    expect(s.entries.byTag.kubernetes ?? s.entries.byTag.find?.((t: { tag: string }) => t.tag === 'kubernetes')?.count).toBe(1);
+    expect(s.bytes.largest.map((l: { file: string }) => l.file)).not.toContain('memory/FORMAT.md');
+  });
+});

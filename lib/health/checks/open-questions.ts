@@ -1,4 +1,4 @@
-import { PATHS } from '../../format/layout.js';
+import { OPEN_SECTION_RE, PATHS } from '../../format/layout.js';
 import type { Check } from '../types.js';
 import { findSection } from '../markdown.js';
 
@@ -12,7 +12,7 @@ export const check: Check = {
   fixable: false,
   source: 'seed 004 #5',
   doc: {
-    trigger: 'more than 5 open items (bullets not checked `[x]` or struck through) under the MEMORY.md heading "Open questions"',
+    trigger: 'more than 5 open items (bullets not checked `[x]` or struck through) under the MEMORY.md heading "Open questions" (or "Open threads", "Open items", "Unresolved", "待办", "未决"…)',
     failing: '## Open questions\n- a\n- b\n- c\n- d\n- e\n- f',
     fixed: '## Open questions\n- a\n- b\n- c\n- d\n- e\n(f answered and moved to its home, or parked in todos.md)',
     why: 'MEMORY.md is loaded every session; a growing list of questions crowds out facts and means the weekly review is not closing them',
@@ -21,7 +21,7 @@ export const check: Check = {
     const f = snap.byRel.get(PATHS.memoryIndex);
     if (!f || f.text === undefined) return [];
     const lines = snap.lines(f);
-    const sec = findSection(lines, /^open questions?\b/i);
+    const sec = findSection(lines, OPEN_SECTION_RE);
     if (!sec) return { findings: [], figures: { open: 0 } };
     const open = lines.slice(sec.start + 1, sec.end).filter((l) => OPEN_ITEM.test(l)).length;
     const max = env.limits.openQuestions;
