@@ -51,16 +51,26 @@ function dayFiles(root: string, date: string): string[] {
   };
   scan(PATHS.episodic);
   scan(PATHS.memoryDir);
+  // after a long gap the last days with notes may be past their TTL, in the archive
+  if (out.length === 0) scan(`${PATHS.archive}/${date.slice(0, 4)}/${date.slice(5, 7)}`);
   return out;
 }
 
 /**
- * The last `n` days, on or before `today`, that have daily notes (memory/episodic/ or OpenClaw's
- * memory/): after a gap of weeks these are what the agent was last doing, not an empty today.
+ * The last `n` days, on or before `today`, that have daily notes (memory/episodic/, OpenClaw's
+ * memory/, or the archive): after a gap of weeks these are what the agent was last doing, not an
+ * empty today.
  */
 export function lastNoteDays(root: string, today: string, n = 2): string[] {
   const days = new Set<string>();
-  for (const dir of [PATHS.episodic, PATHS.memoryDir]) {
+  const archive: string[] = [];
+  try {
+    for (const y of readdirSync(join(root, PATHS.archive))) {
+      if (!/^\d{4}$/.test(y)) continue;
+      try { for (const m of readdirSync(join(root, PATHS.archive, y))) if (/^\d{2}$/.test(m)) archive.push(`${PATHS.archive}/${y}/${m}`); } catch { /* not a folder */ }
+    }
+  } catch { /* no archive */ }
+  for (const dir of [PATHS.episodic, PATHS.memoryDir, ...archive]) {
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { continue; }
     for (const name of names) {
