@@ -140,3 +140,32 @@ export function parseEntries(text: string): LocatedEntry[] {
   }
   return out;
 }
+
+/**
+ * The recall-history key of an entry without an `^id`: a hash of its words plus its anchor — the
+ * entry's day (its own date, else its file's) or, for undated files, its path. Moving the entry
+ * (archive, adopt) or inserting lines above it keeps the key; changing its words makes a new one.
+ * `text` may be the entry's parsed text or its line as written (a bullet's time, type, tags and id
+ * are left out either way). FNV-1a: cheap, and unique enough within one day or one file.
+ */
+export function contentKey(text: string, anchor: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  const e = /^[-*] \S/.test(first) ? parseEntryLine(first) : undefined;
+  const t = (e ? [e.text, ...rest].join(' ') : text)
+    .normalize('NFKC').toLowerCase()
+    .replace(/(?:^|\s)\^[a-z0-9][a-z0-9-]{2,63}(?=\s|$)/g, ' ')
+    .replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+    .replace(/[\s\p{P}\p{S}]+/gu, ' ')
+    .trim();
+  let h = 0x811c9dc5;
+  for (let i = 0; i < t.length; i++) { h ^= t.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+  return `~${(h >>> 0).toString(36)}@${anchor}`;
+}
+
+/**
+ * The anchor of contentKey: the file's day for a dated file; in the working buffer (undated, and
+ * rotated into the day's file) the entry's own date; else the file's path.
+ */
+export function keyAnchor(path: string, fileDate: string | undefined, ownDate: string | undefined): string {
+  return fileDate ?? (path === 'memory/working-buffer.md' ? ownDate : undefined) ?? path;
+}

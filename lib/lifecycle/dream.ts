@@ -278,7 +278,7 @@ export function planDream(ctx: Ctx, inp: Inputs): { ops: Op[]; result: DreamResu
   const tz = ctx.clock.tz;
   const now = ctx.clock.now();
   const today = localDate(now, tz);
-  const { entries } = collectEntries(ctx);
+  const { entries } = collectEntries(ctx, undefined, { freeForm: true });
   const history = readRecallHistory(ctx.root);
   const { staged, merged } = light(entries, history, today, cfg.maxAgeDays);
   const res: DreamResult = {

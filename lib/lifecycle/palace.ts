@@ -184,7 +184,7 @@ function notesByTag(ctx: Ctx): string[] {
 
 export function planPalace(ctx: Ctx, dryRun = false): { ops: Op[]; result: PalaceResult } {
   const views = readViews(ctx);
-  const { entries } = collectEntries(ctx);
+  const { entries } = collectEntries(ctx, undefined, { freeForm: true });
   const pages: { name: string; content: string; count: number }[] = [];
   const count = (s: string): number => s.split('\n').filter((l) => /^- /.test(l) && l.includes('](')).length;
   const add = (name: string, content: string): void => { pages.push({ name, content, count: count(content) }); };

@@ -23,7 +23,8 @@
  */
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import type { EntryType } from '../format/entry.js';
+import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
+import { fileUnits } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { entriesOf, normalizeText, read, type SourcedEntry } from './common.js';
 
@@ -37,8 +38,30 @@ export const SOURCE_KINDS = new Set<FileInfo['kind']>([
   'buffer', 'episodic', 'legacy-daily', 'archive', 'semantic', 'procedural', 'graph', 'knowledge', 'note', 'session-state', 'todos',
 ]);
 
-/** Every entry of the memory's files of the given kinds, in path then line order. Unreadable files are skipped and named. */
-export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_KINDS): { entries: MemEntry[]; skipped: string[] } {
+/** Dated logs whose prose a person wrote (headings and paragraphs) holds memory as much as their bullets. */
+const DAY_KINDS = new Set<FileInfo['kind']>(['episodic', 'legacy-daily', 'archive']);
+
+/**
+ * The paragraphs and heading sections of a day a person wrote, as untyped entries: the units search
+ * makes of them (lib/search/units.ts), so dream, palace and recall see one entry with one key.
+ */
+export function freeFormEntries(rel: string, text: string, info: FileInfo): MemEntry[] {
+  const out: MemEntry[] = [];
+  const lines = text.split('\n');
+  for (const u of fileUnits(rel, text)) {
+    if (/^[-*] \S/.test(lines[u.line - 1] ?? '') || !u.text.trim()) continue; // bullets are entries already
+    const day = u.date ?? info.date;
+    const flat = u.text.replace(/\s+/g, ' ').trim();
+    out.push({ text: flat, tags: u.tags, line: u.line, raw: u.text.split('\n', 1)[0] ?? '', path: rel, ...(day ? { day } : {}), kind: info.kind, tier: info.tier });
+  }
+  return out;
+}
+
+/**
+ * Every entry of the memory's files of the given kinds, in path then line order; with `freeForm`,
+ * dated logs' paragraphs too (freeFormEntries: dream and palace). Unreadable files are skipped and named.
+ */
+export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_KINDS, opts: { freeForm?: boolean } = {}): { entries: MemEntry[]; skipped: string[] } {
   const entries: MemEntry[] = [];
   const skipped: string[] = [];
   for (const rel of listMemoryFiles(ctx.root)) {
@@ -47,7 +70,9 @@ export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_K
     let text: string | undefined;
     try { text = read(ctx, rel); } catch { skipped.push(rel); continue; }
     if (text === undefined) continue;
-    for (const e of entriesOf(rel, text, info.date)) entries.push({ ...e, kind: info.kind, tier: info.tier });
+    const own = entriesOf(rel, text, info.date).map((e) => ({ ...e, kind: info.kind, tier: info.tier }));
+    const prose = opts.freeForm && DAY_KINDS.has(info.kind) ? freeFormEntries(rel, text, info) : [];
+    entries.push(...[...own, ...prose].sort((a, b) => a.line - b.line));
   }
   return { entries, skipped };
 }
@@ -179,8 +204,9 @@ export function contentWords(text: string, stop: Set<string>): string[] {
 export interface RecallRec { count: number; queries: string[]; days: string[]; last: string }
 
 /** The recall-history key of an entry (lib/search/history.ts): its `^id`, else `path#Lline`. */
-export function historyKey(e: { id?: string | undefined; path: string; line: number }): string {
-  return e.id ?? `${e.path}#L${e.line}`;
+/** The recall-history key of an entry: its `^id`, else its words and day (the key search records). */
+export function historyKey(e: { id?: string | undefined; path: string; text: string; date?: string | undefined }): string {
+  return e.id ?? contentKey(e.text, keyAnchor(e.path, classify(e.path).date, e.date));
 }
 
 /** Activation of an entry today (lib/search/activation.ts) from its date, type and recall history. */

@@ -120,7 +120,7 @@ function writeCache(root: string, c: CacheFile): void {
   } catch { /* the cache is an optimization */ }
 }
 
-/** Resolve hot-tier keys (entry id or path#Lline) to current entries. */
+/** Resolve hot-tier keys (entry id, content key `~hash@day|path`, or an older history's path#Lline) to current entries. */
 function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: number): { d: Doc; rec: RecallRecord }[] {
   const hot = [...history].filter(([, r]) => r.count >= HOT_RECALL_COUNT).sort((a, b) => b[1].count - a[1].count || (a[1].last < b[1].last ? 1 : a[1].last > b[1].last ? -1 : a[0] < b[0] ? -1 : 1));
   if (!hot.length) return [];
@@ -131,13 +131,27 @@ function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: numbe
   const byFile = new Map<number, string[]>();
   const idKeys: string[] = [];
   for (const [k] of hot) {
+    // a content key names its day (every file of that day) or its file
+    const c = /^~[0-9a-z]+@(.+)$/.exec(k);
+    if (c) {
+      const files = /^\d{4}-\d{2}-\d{2}$/.test(c[1]!) ? view.paths.flatMap((p, i) => (view.live(i) && view.info(i).date === c[1] ? [i] : [])) : [pathOf.get(c[1]!)].filter((i): i is number => i !== undefined);
+      for (const f of files) byFile.set(f, [...(byFile.get(f) ?? []), k]);
+      continue;
+    }
     const m = /^(.*)#L(\d+)$/.exec(k);
     const f = m ? pathOf.get(m[1]!) : undefined;
     if (m && f !== undefined) byFile.set(f, [...(byFile.get(f) ?? []), k]);
     else if (!m) idKeys.push(k);
   }
   const found = new Map<string, Doc>();
-  for (const [f] of byFile) for (const d of view.fileDocs(f)) { const key = unitKey(d); if (want.has(key)) found.set(key, d); }
+  for (const [f] of byFile) {
+    for (const d of view.fileDocs(f)) {
+      const key = unitKey(d);
+      if (want.has(key)) found.set(key, d);
+      const legacy = `${d.u.path}#L${d.u.line}`; // a history recorded before content keys
+      if (!d.u.id && want.has(legacy)) found.set(legacy, d);
+    }
+  }
   for (const id of idKeys) {
     for (const c of view.postingChunks(ID_TERM_PREFIX + id.toLowerCase())) {
       for (let i = 0; i < c.length; i += STRIDE) {

@@ -33,10 +33,10 @@
 import { daysBetween, localDate } from '../core/clock.js';
 import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
-import type { EntryType } from '../format/entry.js';
+import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
 import type { Doc, FileArrays, IndexView } from './corpus.js';
-import type { FileInfo } from '../format/layout.js';
+import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { queryTokens } from './tokenize.js';
@@ -113,8 +113,12 @@ const RANGE_FLOOR = 0.01;
 
 const LOG_KINDS = new Set(['buffer', 'episodic', 'archive', 'legacy-daily', 'session-state']);
 
+/**
+ * The recall-history key of an entry: its `^id`, else its words and day (format/entry.ts
+ * contentKey), so a move to the archive or a line inserted above keeps its history.
+ */
 export function unitKey(d: Doc): string {
-  return d.u.id ?? `${d.u.path}#L${d.u.line}`;
+  return d.u.id ?? contentKey(d.u.text, keyAnchor(d.u.path, classify(d.u.path).date, d.u.date));
 }
 
 function tierWeight(d: Doc, range: TimeRange | undefined): number {

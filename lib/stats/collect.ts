@@ -4,7 +4,7 @@
  */
 import { isoWeek, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import type { EntryType } from '../format/entry.js';
+import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
 import { estimateTokens } from '../memory/tokens.js';
 
@@ -104,7 +104,7 @@ export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.r
         inc(growth.entriesByMonth, d.slice(0, 7));
       }
       if (mod && !e.superseded) {
-        const rec = history.get(e.id ?? `${f.rel}#L${e.line}`);
+        const rec = history.get(e.id ?? contentKey(e.text, keyAnchor(f.rel, f.date, e.date)));
         const a = mod.activation({ ...(e.type ? { type: e.type } : {}), ...(d ? { date: d } : {}), ...(rec ? { lastRecall: rec.last, recallCount: rec.count } : {}), kind: f.kind }, now, tz);
         actSum += a;
         actN++;

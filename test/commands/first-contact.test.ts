@@ -204,3 +204,23 @@ describe('review and stats on a memory people wrote', () => {
     expect(s.bytes.largest.map((l: { file: string }) => l.file)).not.toContain('memory/FORMAT.md');
   });
 });
+
+describe('free-form days in dream and palace', () => {
+  it('dream stages a person\'s paragraphs as candidates; palace\'s timeline lists days written as paragraphs', async () => {
+    const root = await fresh();
+    writeTree(root, {
+      'memory/2026-05-13.md': '# 2026-05-13\n\n## Notes\n\nDecided to replace Redis with Valkey for the cache layer; the licence change makes Redis a risk.\n',
+      'memory/2026-05-14.md': '# 2026-05-14\n\n和王磊开会，讨论订单服务的延迟问题。决定下周五之前给订单表加索引。\n',
+    });
+    // recalled often (through recall, as an agent host would), the paragraph becomes a dream candidate
+    for (let i = 0; i < 4; i++) expect((await cli(root, ['recall', '--query', `Valkey Redis cache licence ${i}`])).code).toBe(0);
+    const d = JSON.parse((await cli(root, ['dream', '--explain', '--json'])).stdout);
+    const texts = d.candidates.map((c: { text: string }) => c.text);
+    expect(texts.some((t: string) => /replace Redis with Valkey/.test(t))).toBe(true);
+    expect(texts.some((t: string) => /订单表加索引/.test(t))).toBe(true);
+    expect((await cli(root, ['palace'])).code).toBe(0);
+    const tl = readFileSync(join(root, 'memory/palace/timeline.md'), 'utf8');
+    expect(tl).toMatch(/## 2026-05-14[\s\S]*订单表加索引/);
+    expect(tl).toMatch(/## 2026-05-13[\s\S]*replace Redis with Valkey/);
+  });
+});

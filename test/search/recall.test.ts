@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { contentKey } from '../../lib/format/entry.js';
+import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queryFromMessages, recall } from '../../lib/search/recall.js';
@@ -54,13 +55,37 @@ describe('recall', () => {
   it('puts the hot tier (recalled 5+ times) first, at most 3, and keeps it out of the ranked part', async () => {
     const root = memory();
     const ctx = testCtx(root);
-    for (let i = 0; i < 5; i++) recordRecalls(ctx, ['pref0001', 'MEMORY.md#L2', 'dk0003', 'dk0004'], `warmup ${i}`);
+    // an entry without ^id is keyed by its words and its file (its day, for a dated file)
+    const memKey = contentKey('- [Infra](memory/semantic/infrastructure.md) — hosts', 'MEMORY.md');
+    for (let i = 0; i < 5; i++) recordRecalls(ctx, ['pref0001', memKey, 'dk0003', 'dk0004'], `warmup ${i}`);
     recordRecalls(ctx, ['dk0004'], 'one more'); // dk0004: 6 recalls, the most
     const b = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
-    expect(b.hot.map((h) => h.key)).toEqual(['dk0004', 'MEMORY.md#L2', 'dk0003']); // by count, then key
+    expect(b.hot.map((h) => h.key)).toEqual(['dk0004', 'dk0003', 'pref0001']); // by count, then key (the content key sorts after them)
     expect(b.results.some((r) => ['dk0004', 'dk0003'].includes(r.key))).toBe(false);
     expect(b.results).toHaveLength(10 - 3);
     expect(b.text.split('\n')[1]).toMatch(/^- ★ /);
+  });
+
+  it('keeps an untyped entry\'s history through a line inserted above it, and reads an older history\'s path#Lline keys', async () => {
+    const root = memory();
+    const ctx = testCtx(root);
+    const memKey = contentKey('- [Infra](memory/semantic/infrastructure.md) — hosts', 'MEMORY.md');
+    for (let i = 0; i < 5; i++) recordRecalls(ctx, [memKey], `q ${i}`);
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\nLast reviewed: 2026-05-15\n- [Infra](memory/semantic/infrastructure.md) — hosts\n');
+    const b = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
+    expect(b.hot.map((h) => [h.key, h.line])).toEqual([[memKey, 3]]);
+    // a dated entry keeps its history when its day moves to the archive
+    mkdirSync(join(root, 'memory/archive/2025/06'), { recursive: true });
+    const meetup = contentKey('- 10:00 [EVENT] docker meetup in Berlin', '2025-06-01');
+    writeFileSync(join(root, 'memory/episodic/2025-06-01.md'), '- 10:00 [EVENT] docker meetup in Berlin\n');
+    for (let i = 0; i < 6; i++) recordRecalls(ctx, [meetup], `m ${i}`);
+    renameSync(join(root, 'memory/episodic/2025-06-01.md'), join(root, 'memory/archive/2025/06/2025-06-01.md'));
+    const moved = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
+    expect(moved.hot.map((h) => [h.key, h.path])).toContainEqual([meetup, 'memory/archive/2025/06/2025-06-01.md']);
+    const old = memory();
+    for (let i = 0; i < 5; i++) recordRecalls(testCtx(old), ['MEMORY.md#L2'], `q ${i}`);
+    const o = await recall(testCtx(old), 'docker host', { noCache: true, noRecord: true });
+    expect(o.hot.map((h) => h.path)).toEqual(['MEMORY.md']);
   });
 
   it('records every entry shown in the history', async () => {
