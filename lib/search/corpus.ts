@@ -1,6 +1,6 @@
 /**
  * The index as the ranking sees it (IndexView), and its in-memory implementation built from
- * files. The on-disk cache (lib/search/cache.ts) implements the same view lazily: postings of
+ * files. The on-disk cache (lib/search/index-view.ts) implements the same view lazily: postings of
  * the query's terms from binary term shards, entries of the few files that reach the final
  * ranking from the build's units.json (those files were stat-checked unchanged since the build).
  *

@@ -1,5 +1,5 @@
 /**
- * The index cache's freshness from a WatchedTree instead of a stat per file (cache.ts
+ * The index cache's freshness from a WatchedTree instead of a stat per file (freshness.ts
  * FreshnessSource): the set of files whose stats differ from the manifest's is kept up to date
  * from the tree's changes, so a query served by `memtier watch` costs the changed files only.
  */

@@ -17,7 +17,7 @@
  * - Only on Linux is the chain verified (inotify's single ordered queue); elsewhere the tree
  *   rescans before every query (still correct, only slower).
  *
- * The set of files is the one the index cache covers (cache.ts scanFiles): the root files, and the
+ * The set of files is the one the index cache covers (freshness.ts scanFiles): the root files, and the
  * .md files under memory/ and knowledge/ outside skipped and dot folders; symlinks are not followed
  * below the top folders.
  */
