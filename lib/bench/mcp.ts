@@ -7,12 +7,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Args, CommandResult, Io } from '../cli/spec.js';
-import { flagNumber, flagString } from '../cli/spec.js';
 import { findBin } from '../core/bin.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
-import { generateMemory } from './perf.js';
+import { generateMemory, syntheticOptions } from './perf.js';
 
 export interface McpBenchReport {
   notes: number;
@@ -74,12 +73,7 @@ export const bench: BenchSpec = {
   name: 'mcp',
   summary: 'memory_search through `memtier mcp` and the MCP SDK client: p50/p95 per call',
   async run(ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> {
-    const notes = flagNumber(args, 'notes') ?? 10_000;
-    const runs = flagNumber(args, 'runs') ?? 15;
-    if (!Number.isInteger(notes) || notes < 10) throw new UsageError(`--notes expects a whole number ≥ 10, got ${notes}`);
-    if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`--runs expects a whole number ≥ 1, got ${runs}`);
-    const dir = flagString(args, 'dir');
-    const rep = await runMcpBench(ctx, dir ? { notes, runs, dir } : { notes, runs });
+    const rep = await runMcpBench(ctx, syntheticOptions(args));
     const text = [
       `memtier mcp on ${rep.files} files (${rep.notes} notes), SDK client over stdio`,
       `server start (spawn to tools listed)  ${rep.startMs} ms`,

@@ -320,16 +320,23 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
   }
 }
 
+/** --notes, --runs and --dir of the benchmarks that build a synthetic memory (perf, mcp), checked. */
+export function syntheticOptions(args: Args): { notes: number; runs: number; dir?: string } {
+  const notes = flagNumber(args, 'notes') ?? 10_000;
+  const runs = flagNumber(args, 'runs') ?? 15;
+  if (!Number.isInteger(notes) || notes < 10) throw new UsageError(`--notes expects a whole number ≥ 10, got ${notes}`);
+  if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`--runs expects a whole number ≥ 1, got ${runs}`);
+  const dir = flagString(args, 'dir');
+  return dir ? { notes, runs, dir } : { notes, runs };
+}
+
 export const bench: BenchSpec = {
   name: 'perf',
   summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS',
   async run(ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> {
-    const notes = flagNumber(args, 'notes') ?? 10_000;
-    const runs = flagNumber(args, 'runs') ?? 15;
-    if (!Number.isInteger(notes) || notes < 10) throw new UsageError(`--notes expects a whole number ≥ 10, got ${notes}`);
-    if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`--runs expects a whole number ≥ 1, got ${runs}`);
-    const dir = flagString(args, 'dir');
-    const rep = await runPerf(ctx, dir ? { notes, runs, dir } : { notes, runs });
+    const o = syntheticOptions(args);
+    const runs = o.runs;
+    const rep = await runPerf(ctx, o);
     const text = [
       `synthetic memory: ${rep.files} files, ${(rep.bytes / 1e6).toFixed(1)} MB, ${rep.entries} entries`,
       `bare node start        ${rep.bareNodeMs} ms (median of ${runs})`,
