@@ -11,7 +11,8 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
-import { openStore, readMemoryFile, type Tx } from '../store/store.js';
+import { openStore, type Tx } from '../store/store.js';
+import { readOnce } from '../memory/reader.js';
 
 export type Op =
   /** Replace (or create) a whole file; `expected` is what was read (null: must not exist). */
@@ -26,9 +27,9 @@ export function today(ctx: Ctx): string {
   return localDate(ctx.clock.now(), ctx.clock.tz);
 }
 
-/** Read a memory file strictly; undefined when missing. */
+/** Read a memory file strictly; undefined when missing. Once per command while it is unchanged (lib/memory/reader.ts). */
 export function read(ctx: Ctx, rel: string): string | undefined {
-  return readMemoryFile(ctx.root, rel);
+  return readOnce(ctx.root, rel);
 }
 
 /** Files the ops change, in order, without duplicates. */

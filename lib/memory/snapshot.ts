@@ -4,12 +4,13 @@
  * `memtier stats`, the lifecycle steps. Its readers never touch the disk for memory content
  * themselves, so a cold `memtier health` reads each file exactly once.
  */
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { classify, PATHS, type FileInfo } from '../format/layout.js';
+import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
-import { decodeStrict, MAX_FILE_BYTES } from '../store/guards/text.js';
+import { MAX_FILE_BYTES } from '../store/guards/text.js';
+import { readOnce } from './reader.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -81,7 +82,8 @@ function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' 
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    return { text: decodeStrict(readFileSync(join(root, rel)), rel) };
+    const text = readOnce(root, rel);
+    return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
     const out: MemFile['error'] = { message: err.message };
@@ -129,7 +131,7 @@ export function loadSnapshot(root: string): Snapshot {
   let top: string[] = [];
   try { top = readdirSync(root); } catch { /* missing root: empty snapshot */ }
   for (const name of top.sort()) {
-    if ([PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams].includes(name as never)) {
+    if ((ROOT_FILES as readonly string[]).includes(name)) {
       const st = stat(join(root, name));
       if (st?.file) addMd(name, st.size, st.mtimeMs);
     } else if (name.includes(TEMP_MARK)) {
