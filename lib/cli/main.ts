@@ -10,6 +10,7 @@ import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
 import { isModuleNotFound, lazyImport } from '../core/lazy.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
 import { crashPoint } from '../store/crash.js';
+import { clearReads } from '../memory/reader.js';
 import { version } from '../core/version.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
 import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
@@ -134,6 +135,7 @@ export async function main(p: MainParams): Promise<number> {
     };
     // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };
+    clearReads(); // the memory is read once per command, not kept between the commands of a server
     if (command.needsRoot !== false) await recoverCommits(ctx);
     const result = await command.run(ctx, args, { ...p, main });
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);

@@ -17,6 +17,11 @@ const MAX_FILES = 20_000;
 
 const keyOf = (root: string, rel: string): string => `${resolve(root)}\0${rel}`;
 
+/** Forget every read: each command starts afresh (memtier watch and mcp run many in one process). */
+export function clearReads(): void {
+  cache.clear();
+}
+
 /** Strict read of `rel` (undefined when missing), from the cache while its stats are unchanged. */
 export function readOnce(root: string, rel: string): string | undefined {
   let st;
