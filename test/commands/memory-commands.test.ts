@@ -337,5 +337,8 @@ describe('through the real binary', () => {
     }
     expect(code).toBe(2);
     expect(err).toContain('memtier is not installed');
+    expect(err).toContain('not on the npm registry yet');
+    expect(err).toContain('npm link');
+    expect(err).not.toContain('npm install -g memtier');
   });
 });
