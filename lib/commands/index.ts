@@ -46,6 +46,7 @@ export const registry: RegistryEntry[] = [
   // Search
   { name: 'search', group: 'Search', summary: 'ranked search over every tier (tags + BM25 + activation)', load: lazy('search') },
   { name: 'recall', group: 'Search', summary: 'budgeted memory block to prepend to a prompt', load: lazy('recall') },
+  { name: 'hook', group: 'Search', summary: 'what agent-host hooks run (Claude Code): boot, recall, WAL snapshots in the host\'s format', load: lazy('hook') },
   { name: 'mcp', group: 'Search', summary: 'serve the memory to an MCP client over stdio (Claude Code, Codex, …)', load: lazy('mcp') },
   { name: 'watch', group: 'Search', summary: 'serve search and recall from a warm index, with the memory watched', load: lazy('watch') },
   // Health

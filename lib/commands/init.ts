@@ -201,7 +201,7 @@ async function commitInit(ctx: Ctx, r: InitResult): Promise<void> {
 export const command: CommandSpec = {
   name: 'init',
   summary: 'create a memory from the skeleton (never overwrites)',
-  usage: ['init [DIR] [--git]'],
+  usage: ['init [DIR] [--git] [--claude-code [--dry-run]] [--codex]'],
   description: `Copies memory-skeleton/ into DIR (default: the memory root memtier resolves: --root,
 $MEMTIER_ROOT, $OPENCLAW_WORKSPACE, the nearest folder above holding MEMORY.md, else
 ~/.openclaw/workspace). An existing file is never overwritten, so init is idempotent and safe in
@@ -213,13 +213,26 @@ what it kept. The contract of every file is copied to memory/FORMAT.md.
 .gitattributes (merge=union for the append-only logs, so two machines' appends merge cleanly).
 Existing .gitignore/.gitattributes files only get the missing lines appended. Then it commits what
 it set up: every memory path in a new repository, only the files init created in an existing one.`,
-  flags: [{ name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' }],
+  flags: [
+    { name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' },
+    { name: 'claude-code', type: 'boolean', description: 'also merge memtier\'s hooks and MCP server into DIR/.claude/settings.json and DIR/.mcp.json (shown as a diff; nothing else in them changes)' },
+    { name: 'codex', type: 'boolean', description: 'also print the ~/.codex/config.toml MCP entry and an AGENTS.md section for this memory' },
+    { name: 'dry-run', type: 'boolean', description: 'with --claude-code: show the diff of the settings files, change nothing' },
+  ],
   needsRoot: false,
   examples: ['memtier init', 'memtier init ~/.openclaw/workspace --git', 'memtier init ./demo-memory --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     if (args.positionals.length > 1) throw new UsageError('init takes at most one folder', 'e.g. memtier init ~/.openclaw/workspace');
     const dir = args.positionals[0];
     const root = dir ? resolve(ctx.cwd, dir) : ctx.root;
+    const claude = flagBool(args, 'claude-code');
+    if (flagBool(args, 'dry-run')) {
+      if (!claude) throw new UsageError('--dry-run goes with --claude-code', 'memtier init --claude-code --dry-run');
+      const { claudeCodeSetup } = await import('../integrations/claude-code.js');
+      const ch = await claudeCodeSetup(root, { dryRun: true, rel: (a) => relative(ctx.cwd, a) || a });
+      const text = ch.some((c) => c.changed) ? ch.filter((c) => c.changed).map((c) => c.diff.replace(/^=+\n/, '').trimEnd()).join('\n') + '\ndry run: nothing changed' : 'the Claude Code settings already hold memtier\'s hooks and MCP server: nothing to change';
+      return { text, json: { ok: true, dryRun: true, claudeCode: ch.map(({ before: _b, ...c }) => c) } };
+    }
     const r = initMemory(ctx, root, { git: flagBool(args, 'git') });
     if (r.git) await commitInit(ctx, r);
     const lines: string[] = [];
@@ -235,11 +248,23 @@ it set up: every memory path in a new repository, only the files init created in
     if (r.git) {
       lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}; ${r.git.commit ? `committed ${r.git.commit.slice(0, 10)}` : `not committed (${r.git.notCommitted ?? 'nothing new'})`}`);
     }
+    let claudeCode: Awaited<ReturnType<typeof import('../integrations/claude-code.js').claudeCodeSetup>> | undefined;
+    if (claude) {
+      const { claudeCodeSetup } = await import('../integrations/claude-code.js');
+      claudeCode = await claudeCodeSetup(root, { rel: (a) => relative(ctx.cwd, a) || a });
+      for (const c of claudeCode) lines.push(c.changed ? `claude code: updated ${c.path}\n${c.diff.replace(/^=+\n/, '').trimEnd()}` : `claude code: ${c.path} already set up`);
+    }
+    let codex: { configToml: string; agentsMd: string } | undefined;
+    if (flagBool(args, 'codex')) {
+      const { codexSnippets } = await import('../integrations/claude-code.js');
+      codex = codexSnippets(root);
+      lines.push('codex: add to ~/.codex/config.toml:', codex.configToml.trimEnd(), 'and to the project\'s AGENTS.md:', codex.agentsMd.trimEnd());
+    }
     if (!args.quiet) {
       const at = /^[A-Za-z0-9_./-]+$/.test(shown) ? shown : JSON.stringify(shown);
       const rootFlag = root === ctx.root ? '' : ` --root ${at}`;
       lines.push('', 'next:', `  memtier wal${rootFlag} task "what you are working on"`, `  memtier boot${rootFlag}`, `  memtier health${rootFlag}`);
     }
-    return { text: lines.join('\n'), json: { ok: true, ...r } };
+    return { text: lines.join('\n'), json: { ok: true, ...r, ...(claudeCode ? { claudeCode: claudeCode.map(({ before: _b, ...c }) => c) } : {}), ...(codex ? { codex } : {}) } };
   },
 };

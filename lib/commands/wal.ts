@@ -33,6 +33,19 @@ function snapshotName(ctx: Ctx, given: string | undefined): string {
   }
 }
 
+/** Save SESSION-STATE.md as memory/.snapshots/NAME.md (NAME: given, else a stamp). */
+export function saveSnapshot(ctx: Ctx, given: string | undefined): { name: string; rel: string } {
+  const name = snapshotName(ctx, given);
+  const rel = `${SNAPSHOT_DIR}/${name}.md`;
+  openStore(ctx).mutate((tx) => {
+    const cur = tx.read(PATHS.sessionState);
+    if (cur === undefined) throw new MemtierError('there is no SESSION-STATE.md to snapshot', { code: 'missing', file: PATHS.sessionState, hint: 'write something first, e.g. memtier wal task "…"' });
+    if (tx.exists(rel)) throw new MemtierError(`a snapshot named "${name}" exists`, { code: 'exists', file: rel, hint: 'choose another name' });
+    tx.write(rel, cur, { expected: null });
+  });
+  return { name, rel };
+}
+
 export const command: CommandSpec = {
   name: 'wal',
   summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore',
@@ -85,14 +98,7 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       return { text: text || '(SESSION-STATE.md is empty)', json: { ok: true, path: PATHS.sessionState, state: parseSessionState(text).state } };
     }
     if (sub === 'snapshot') {
-      const name = snapshotName(ctx, rest[0]);
-      const rel = `${SNAPSHOT_DIR}/${name}.md`;
-      openStore(ctx).mutate((tx) => {
-        const cur = tx.read(PATHS.sessionState);
-        if (cur === undefined) throw new MemtierError('there is no SESSION-STATE.md to snapshot', { code: 'missing', file: PATHS.sessionState, hint: 'write something first, e.g. memtier wal task "…"' });
-        if (tx.exists(rel)) throw new MemtierError(`a snapshot named "${name}" exists`, { code: 'exists', file: rel, hint: 'choose another name' });
-        tx.write(rel, cur, { expected: null });
-      });
+      const { name, rel } = saveSnapshot(ctx, rest[0]);
       return { text: `saved ${PATHS.sessionState} as ${rel}`, json: { ok: true, snapshot: name, path: rel } };
     }
     if (sub === 'restore') {

@@ -1,0 +1,90 @@
+/**
+ * `memtier hook claude-code EVENT`: what an agent host's lifecycle hooks run. Reads the host's hook
+ * input (JSON on standard input, as Claude Code sends it) and prints what the host expects back:
+ *
+ *   session-start        boot (what to reload) as added context; starts `memtier watch` when none runs
+ *   user-prompt-submit   the recall block for the prompt as added context (nothing when nothing is relevant)
+ *   pre-compact, stop    a WAL snapshot of SESSION-STATE.md (the state survives what comes next)
+ *
+ * Each step is the code of the memtier command of the same job (boot, recall, wal snapshot, watch
+ * --detach), so the hook's answer is the command's. A hook never blocks the host: a failure is
+ * reported on standard error and the hook still exits 0 with whatever it could give.
+ */
+import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
+import { flagBool } from '../cli/spec.js';
+import { readStdin } from '../cli/stdin.js';
+import type { Ctx } from '../core/context.js';
+import { localStamp } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
+import { recall } from '../search/recall.js';
+import { boot } from './boot.js';
+import { saveSnapshot } from './wal.js';
+
+export const HOSTS = ['claude-code'] as const;
+export const EVENTS = ['session-start', 'user-prompt-submit', 'pre-compact', 'stop'] as const;
+type Event = (typeof EVENTS)[number];
+
+/** Claude Code's names of the events (hookEventName). */
+const CLAUDE_EVENT: Record<Event, string> = { 'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit', 'pre-compact': 'PreCompact', stop: 'Stop' };
+
+interface HookInput { prompt?: string; source?: string; trigger?: string; session_id?: string }
+
+export const command: CommandSpec = {
+  name: 'hook',
+  summary: 'what agent-host hooks run: boot, recall and WAL snapshots in the host\'s format (Claude Code)',
+  usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop [--no-watch]'],
+  description: `Reads the host's hook input (JSON) on standard input and prints the host's answer:
+  session-start        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": BOOT}}
+                       (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer); also starts
+                       "memtier watch --detach" when none runs (--no-watch: not)
+  user-prompt-submit   {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": RECALL}}
+                       for the input's "prompt"; prints nothing when nothing is relevant
+  pre-compact, stop    a snapshot of SESSION-STATE.md (memory/.snapshots/EVENT-STAMP.md); prints nothing
+templates/claude-code/ holds a Claude Code plugin wiring these four hooks and "memtier mcp";
+"memtier init --claude-code" merges the same into a project's .claude/settings.json and .mcp.json.
+A hook never fails the host's turn: problems go to standard error, the exit code is 0.`,
+  flags: [{ name: 'no-watch', type: 'boolean', description: 'session-start: do not start memtier watch' }],
+  examples: ['echo \'{"hook_event_name":"UserPromptSubmit","prompt":"which database do we use?"}\' | memtier hook claude-code user-prompt-submit'],
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const [host, event, ...extra] = args.positionals;
+    if (!host || !(HOSTS as readonly string[]).includes(host)) throw new UsageError(`hook needs a host: ${HOSTS.join(', ')}`, 'e.g. memtier hook claude-code session-start');
+    if (!event || !(EVENTS as readonly string[]).includes(event)) throw new UsageError(`unknown hook event "${event ?? ''}"`, `one of: ${EVENTS.join(', ')}`);
+    if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    let input: HookInput = {};
+    if (io.stdin) {
+      const raw = (await readStdin(io).catch(() => '')).trim();
+      if (raw) { try { input = JSON.parse(raw) as HookInput; } catch { throw new UsageError('the hook input on standard input is not JSON', 'the host sends one JSON object, e.g. {"prompt": "…"}'); } }
+    }
+    const log: string[] = [];
+    const e = event as Event;
+    const answer = (context: string): CommandResult => {
+      const out = { hookSpecificOutput: { hookEventName: CLAUDE_EVENT[e], additionalContext: context } };
+      // the host reads this JSON from standard output with or without --json
+      return { text: JSON.stringify(out), json: out };
+    };
+    let result: CommandResult = { text: '', json: { ok: true, event: e } };
+    const step = async <T>(what: string, fn: () => T | Promise<T>): Promise<T | undefined> => {
+      try { return await fn(); } catch (err) { log.push(`${what}: ${(err as Error).message}`); return undefined; }
+    };
+    if (e === 'session-start') {
+      const b = await step('boot', () => boot(ctx));
+      if (!flagBool(args, 'no-watch')) {
+        await step('memtier watch --detach', async () => {
+          const { detach } = await import('./watch.js');
+          return detach(ctx, 5000);
+        });
+      }
+      if (b) result = answer(b.text);
+    } else if (e === 'user-prompt-submit') {
+      const prompt = (input.prompt ?? '').trim();
+      const block = prompt ? await step('recall', () => recall(ctx, prompt)) : undefined;
+      if (block?.text) result = answer(block.text);
+    } else {
+      const stamp = localStamp(ctx.clock.now(), ctx.clock.tz).replace(/[^0-9]/g, '').slice(0, 14);
+      const s = await step('wal snapshot', () => saveSnapshot(ctx, `${e}-${stamp}`));
+      if (s) result = { text: '', json: { ok: true, event: e, snapshot: s.rel }, commitSummary: `${e}: snapshot of SESSION-STATE.md` };
+    }
+    for (const l of log) ctx.log.warn(l);
+    return result;
+  },
+};

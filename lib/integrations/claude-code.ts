@@ -1,0 +1,92 @@
+/**
+ * Claude Code and Codex setup: the hooks and MCP entry of templates/claude-code/ merged into a
+ * project's `.claude/settings.json` and `.mcp.json` — never clobbering what is there (other hooks,
+ * permissions, servers stay; an entry of ours already present is left as it is) — and the Codex
+ * snippets of templates/codex/ for a memory root. These are settings files, not memory: they are
+ * written by atomic rename, not through the memory store.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemtierError } from '../core/errors.js';
+
+export interface SettingsChange { path: string; before: string | undefined; after: string; diff: string; changed: boolean }
+
+/** templates/ of this package (works from lib/ and dist/lib/). */
+export function templatesDir(): string {
+  for (const up of ['../../templates', '../../../templates']) {
+    const p = fileURLToPath(new URL(up, import.meta.url));
+    try { readFileSync(join(p, 'SKILL.md')); return p; } catch { /* try the next level */ }
+  }
+  throw new MemtierError('cannot find the templates/ folder of memtier', { code: 'internal', hint: 'reinstall memtier' });
+}
+
+type Json = Record<string, unknown>;
+
+function readJson(path: string): { text: string | undefined; json: Json } {
+  let text: string | undefined;
+  try { text = readFileSync(path, 'utf8'); } catch { return { text: undefined, json: {} }; }
+  try {
+    const j = JSON.parse(text) as unknown;
+    if (!j || typeof j !== 'object' || Array.isArray(j)) throw new Error('not a JSON object');
+    return { text, json: j as Json };
+  } catch (e) {
+    throw new MemtierError(`is not valid JSON (${(e as Error).message}); nothing was changed`, { code: 'config', file: path, hint: 'fix the file by hand, then run the command again' });
+  }
+}
+
+type HookGroup = { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] };
+
+/** Our hook groups added to `settings.hooks` where no hook of that event runs `memtier hook claude-code EVENT` yet. */
+function mergeHooks(settings: Json, ours: Record<string, HookGroup[]>): Json {
+  const hooks = { ...((settings.hooks as Record<string, HookGroup[]> | undefined) ?? {}) };
+  for (const [event, groups] of Object.entries(ours)) {
+    const have = hooks[event] ?? [];
+    const cmd = groups[0]!.hooks[0]!.command;
+    const present = have.some((g) => (g.hooks ?? []).some((h) => typeof h.command === 'string' && h.command.includes(cmd.replace(/^memtier /, ''))));
+    if (!present) hooks[event] = [...have, ...groups];
+  }
+  return { ...settings, hooks };
+}
+
+async function change(path: string, before: string | undefined, after: string): Promise<SettingsChange> {
+  const { createTwoFilesPatch } = await import('diff');
+  const changed = before !== after;
+  return { path, before, after, changed, diff: changed ? createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, '', '', { context: 3 }) : '' };
+}
+
+/** The changes `init --claude-code` makes in `project` (written unless dryRun). */
+export async function claudeCodeSetup(project: string, opts: { dryRun?: boolean; rel?: (abs: string) => string } = {}): Promise<SettingsChange[]> {
+  const t = templatesDir();
+  const oursHooks = (JSON.parse(readFileSync(join(t, 'claude-code/hooks/hooks.json'), 'utf8')) as { hooks: Record<string, HookGroup[]> }).hooks;
+  const oursMcp = (JSON.parse(readFileSync(join(t, 'claude-code/.mcp.json'), 'utf8')) as { mcpServers: Json }).mcpServers;
+  const settingsPath = join(project, '.claude', 'settings.json');
+  const mcpPath = join(project, '.mcp.json');
+  const s = readJson(settingsPath);
+  const m = readJson(mcpPath);
+  const servers = (m.json.mcpServers as Json | undefined) ?? {};
+  const mcpAfter = servers.memtier ? m.json : { ...m.json, mcpServers: { ...servers, ...oursMcp } };
+  const out = [
+    await change(opts.rel ? opts.rel(settingsPath) : settingsPath, s.text, JSON.stringify(mergeHooks(s.json, oursHooks), null, 2) + '\n'),
+    await change(opts.rel ? opts.rel(mcpPath) : mcpPath, m.text, JSON.stringify(mcpAfter, null, 2) + '\n'),
+  ];
+  // an unchanged file keeps its bytes (no reformatting of a person's JSON)
+  for (const [i, abs] of [settingsPath, mcpPath].entries()) {
+    const c = out[i]!;
+    if (c.before !== undefined && JSON.stringify(JSON.parse(c.before)) === JSON.stringify(JSON.parse(c.after))) { c.after = c.before; c.changed = false; c.diff = ''; }
+    if (!opts.dryRun && c.changed) {
+      mkdirSync(dirname(abs), { recursive: true });
+      const tmp = `${abs}.memtier-${process.pid}.tmp`;
+      writeFileSync(tmp, c.after);
+      renameSync(tmp, abs);
+    }
+  }
+  return out;
+}
+
+/** The Codex MCP entry and AGENTS.md section for a memory at `root`. */
+export function codexSnippets(root: string): { configToml: string; agentsMd: string } {
+  const t = templatesDir();
+  const fill = (s: string): string => s.split('MEMORY_ROOT').join(root);
+  return { configToml: fill(readFileSync(join(t, 'codex/config.toml'), 'utf8')), agentsMd: fill(readFileSync(join(t, 'codex/AGENTS.md'), 'utf8')) };
+}

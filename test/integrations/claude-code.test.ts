@@ -1,0 +1,119 @@
+/**
+ * Claude Code: each hook command run as Claude Code runs it — the real binary, the documented
+ * hook input as JSON on standard input — and its output in the format Claude Code reads
+ * (`hookSpecificOutput.additionalContext`); `init --claude-code` merging into a project's settings
+ * without clobbering them; the shipped plugin folder wiring the same commands.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, runBin, tmpTree } from '../helpers.js';
+
+const ENV = { MEMTIER_WATCH: 'off', MEMTIER_GIT: 'off' };
+
+function memory(): string {
+  const root = join(tmpTree(), 'project');
+  expect(runBin(['init', root]).code).toBe(0);
+  expect(runBin(['add', '--root', root, '--type', 'TECH', 'the broker runs on port 7001'], { env: ENV }).code).toBe(0);
+  expect(runBin(['wal', 'task', '--root', root, 'upgrade the broker'], { env: ENV }).code).toBe(0);
+  return root;
+}
+
+/** Run a hook in the project folder (Claude Code's working directory) with its input on stdin. */
+const hook = (root: string, event: string, input: object, extra: string[] = []) =>
+  runBin(['hook', 'claude-code', event, ...extra], { cwd: root, env: ENV, input: JSON.stringify({ session_id: 'abc123', transcript_path: '/tmp/t.jsonl', cwd: root, ...input }) });
+
+describe('memtier hook claude-code', () => {
+  it('session-start: boot as added context (found from the project folder)', () => {
+    const root = memory();
+    const r = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'compact' }, ['--no-watch']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(out.hookSpecificOutput.additionalContext).toContain('==> MEMORY.md <==');
+    expect(out.hookSpecificOutput.additionalContext).toContain('upgrade the broker');
+  });
+
+  it('user-prompt-submit: the recall block for the prompt; nothing at all when nothing is relevant', () => {
+    const root = memory();
+    const r = hook(root, 'user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'which port does the broker use?' });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(out.hookSpecificOutput.additionalContext).toMatch(/the broker runs on port 7001 \(memory\/episodic\/2026-05-15\.md#L\d+\)/);
+    const none = hook(root, 'user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'zebra quokka axolotl' });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+  });
+
+  it('pre-compact and stop: a snapshot of SESSION-STATE.md, no output; a bad input is a usage error', () => {
+    const root = memory();
+    for (const [event, name] of [['pre-compact', 'PreCompact'], ['stop', 'Stop']] as const) {
+      const r = hook(root, event, { hook_event_name: name, trigger: 'auto' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('');
+    }
+    const snaps = readdirSync(join(root, 'memory/.snapshots')).sort();
+    expect(snaps.some((n) => n.startsWith('pre-compact-'))).toBe(true);
+    expect(snaps.some((n) => n.startsWith('stop-'))).toBe(true);
+    expect(readFileSync(join(root, 'memory/.snapshots', snaps[0]!), 'utf8')).toContain('upgrade the broker');
+    const bad = runBin(['hook', 'claude-code', 'stop'], { cwd: root, env: ENV, input: 'not json' });
+    expect(bad.code).toBe(2);
+    expect(runBin(['hook', 'claude-code', 'nope'], { cwd: root, env: ENV, input: '{}' }).code).toBe(2);
+  });
+});
+
+describe('memtier init --claude-code', () => {
+  it('merges the hooks and the MCP server into the project settings, keeping what is there; --dry-run changes nothing; a second run changes nothing', () => {
+    const root = join(tmpTree(), 'project');
+    mkdirSync(join(root, '.claude'), { recursive: true });
+    const settings = { permissions: { allow: ['Bash(npm test)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } };
+    writeFileSync(join(root, '.claude/settings.json'), JSON.stringify(settings));
+    writeFileSync(join(root, '.mcp.json'), JSON.stringify({ mcpServers: { github: { command: 'gh-mcp' } } }));
+    const dry = runBin(['init', root, '--claude-code', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/\+\s+"command": "memtier hook claude-code user-prompt-submit"/);
+    expect(dry.stdout).toContain('dry run: nothing changed');
+    expect(JSON.parse(readFileSync(join(root, '.claude/settings.json'), 'utf8'))).toEqual(settings);
+    expect(existsSync(join(root, 'MEMORY.md'))).toBe(false);
+
+    const r = runBin(['init', root, '--claude-code', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(readFileSync(join(root, '.claude/settings.json'), 'utf8'));
+    expect(s.permissions).toEqual(settings.permissions);
+    expect(s.hooks.Stop.map((g: any) => g.hooks[0].command)).toEqual(['say done', 'memtier hook claude-code stop']);
+    for (const e of ['SessionStart', 'UserPromptSubmit', 'PreCompact']) expect(s.hooks[e][0].hooks[0].command).toMatch(/^memtier hook claude-code /);
+    const m = JSON.parse(readFileSync(join(root, '.mcp.json'), 'utf8'));
+    expect(m.mcpServers).toEqual({ github: { command: 'gh-mcp' }, memtier: { command: 'memtier', args: ['mcp'] } });
+    const again = JSON.parse(runBin(['init', root, '--claude-code', '--json']).stdout);
+    expect(again.claudeCode.map((c: any) => c.changed)).toEqual([false, false]);
+
+    writeFileSync(join(root, '.mcp.json'), '{ broken');
+    const broken = runBin(['init', root, '--claude-code']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/\.mcp\.json: is not valid JSON/);
+    expect(readFileSync(join(root, '.mcp.json'), 'utf8')).toBe('{ broken');
+  });
+
+  it('--codex prints the config.toml entry and the AGENTS.md section for the memory', () => {
+    const root = join(tmpTree(), 'mem');
+    const r = runBin(['init', root, '--codex', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.codex.configToml).toContain(`args = ["mcp", "--root", "${root}"]`);
+    expect(j.codex.agentsMd).toContain('memory_search');
+  });
+});
+
+describe('the plugin folder templates/claude-code', () => {
+  it('wires the four hook commands and the MCP server, and ships the skill', () => {
+    const dir = join(REPO, 'templates/claude-code');
+    expect(JSON.parse(readFileSync(join(dir, '.claude-plugin/plugin.json'), 'utf8')).name).toBe('memtier');
+    const hooks = JSON.parse(readFileSync(join(dir, 'hooks/hooks.json'), 'utf8')).hooks;
+    expect(Object.keys(hooks).sort()).toEqual(['PreCompact', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    const cmds = Object.values(hooks).map((g: any) => g[0].hooks[0].command);
+    expect(cmds.sort()).toEqual(['memtier hook claude-code pre-compact', 'memtier hook claude-code session-start', 'memtier hook claude-code stop', 'memtier hook claude-code user-prompt-submit']);
+    expect(JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8')).mcpServers.memtier).toEqual({ command: 'memtier', args: ['mcp'] });
+    expect(readFileSync(join(dir, 'skills/memtier/SKILL.md'), 'utf8')).toBe(readFileSync(join(REPO, 'templates/SKILL.md'), 'utf8'));
+  });
+});
