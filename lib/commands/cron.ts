@@ -23,8 +23,9 @@ export const command: CommandSpec = {
   description: `Prints ready-to-use schedules for this memory: nightly "consolidate" then "dream --apply" at
 03:00, and the weekly "review" on Monday at 09:00 (seeds 000, 001, 004). Formats: crontab lines
 (default), systemd user units (a service and a timer per job, Persistent=true so a missed run
-happens at the next boot), or "openclaw cron add" commands (an isolated agent turn that runs the
-command). --install merges the crontab lines into your crontab, replacing only memtier's own
+happens at the next boot), or "openclaw cron add" commands: command jobs (--command-argv: run in the
+gateway's scheduler, no agent, no model) for consolidate, dream --apply and review, and one isolated
+agent turn for what needs a model, the prose of the daily summary. --install merges the crontab lines into your crontab, replacing only memtier's own
 block for this memory; run it with --dry-run first to see the resulting crontab. Installing
 twice changes nothing. A named zone (MEMTIER_TZ) is passed on to the scheduled runs, so nightly
 runs cut days where interactive ones do; the schedule itself runs in the scheduler's zone
@@ -54,8 +55,9 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
       return { text, json: { ok: true, format, units, enable: systemdEnable(root) } };
     }
     if (format === 'openclaw') {
-      const cmds = openclawCommands(bin, root, ctx.clock.tz);
-      return { text: cmds.join('\n\n'), json: { ok: true, format, commands: cmds } };
+      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz);
+      const text = commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n');
+      return { text, json: { ok: true, format, commands, kinds } };
     }
     const block = crontabBlock(bin, root, ctx.clock.tz);
     if (!install) return { text: block.replace(/\n$/, ''), json: { ok: true, format, lines: block.split('\n').filter(Boolean) } };

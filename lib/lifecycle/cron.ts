@@ -85,12 +85,30 @@ export function systemdUnits(bin: Bin, root: string, tz?: string): { file: strin
   return out;
 }
 
-export function openclawCommands(bin: Bin, root: string, tz: string): string[] {
-  return jobs(bin, root).map((j) => {
-    const cmd = j.commands.map((c) => withTz(tz, line(c))).join(' && ');
-    const message = `Run this shell command and reply with its last output line only: ${cmd}`;
-    return ['openclaw cron add', `--name ${shq(j.name)}`, `--cron ${shq(j.cron)}`, ...(tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : []), '--session isolated', '--light-context', '--no-deliver', `--message ${shq(message)}`].join(' \\\n  ');
-  });
+/**
+ * OpenClaw gateway jobs. Upkeep that needs no judgement runs as command jobs (in the scheduler,
+ * no agent, no model: OpenClaw's `--command-argv`), one per command, the nightly ones ten minutes
+ * apart so dream sees what consolidate wrote. Only the prose of the day — the daily summary's
+ * narrative, from templates/daily-summary.md — needs a model: one isolated agent turn, after them.
+ */
+export function openclawCommands(bin: Bin, root: string, tz: string): { commands: string[]; kinds: ('command' | 'agent')[] } {
+  const zone = tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : [];
+  const env = namedZone(tz) ? [`--command-env ${shq(`MEMTIER_TZ=${tz}`)}`] : [];
+  const commands: string[] = [];
+  const kinds: ('command' | 'agent')[] = [];
+  for (const j of jobs(bin, root)) {
+    j.commands.forEach((argv, i) => {
+      const sub = argv[Array.isArray(bin) ? bin.length : 1] ?? 'job'; // the memtier command after the bin
+      const [m, h, ...rest] = j.cron.split(' ');
+      const cron = [String(Number(m) + 10 * i), h, ...rest].join(' ');
+      commands.push(['openclaw cron add', `--name ${shq(`memtier-${sub}`)}`, `--cron ${shq(cron)}`, ...zone, `--command-argv ${shq(JSON.stringify(argv))}`, `--command-cwd ${shq(root)}`, ...env, '--no-deliver'].join(' \\\n  '));
+      kinds.push('command');
+    });
+  }
+  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in templates/daily-summary.md of memtier (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.`;
+  commands.push(['openclaw cron add', "--name 'memtier-daily-prose'", `--cron ${shq(`30 ${NIGHTLY.hour} * * *`)}`, ...zone, '--session isolated', '--light-context', '--no-deliver', `--message ${shq(prose)}`].join(' \\\n  '));
+  kinds.push('agent');
+  return { commands, kinds };
 }
 
 /** The crontab with memtier's block for `root` replaced (or added). */

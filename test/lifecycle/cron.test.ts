@@ -59,7 +59,14 @@ describe('cron', () => {
     expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
     expect(units[0]!.content).toContain('Environment=MEMTIER_TZ=UTC\n');
     const o = await runCli(['cron', '--root', root, '--openclaw'], { env: { MEMTIER_BIN: 'memtier' } });
-    expect(o.stdout).toContain("openclaw cron add \\\n  --name memtier-nightly \\\n  --cron '0 3 * * *' \\\n  --tz UTC");
+    // upkeep runs as command jobs (no agent, no model); only the day's prose is an agent turn
+    expect(o.stdout).toContain(`openclaw cron add \\\n  --name memtier-consolidate \\\n  --cron '0 3 * * *' \\\n  --tz UTC \\\n  --command-argv '["memtier","consolidate","--root","${root}","--quiet"]' \\\n  --command-cwd ${root} \\\n  --command-env MEMTIER_TZ=UTC \\\n  --no-deliver`);
+    expect(o.stdout).toContain(`--name memtier-dream \\\n  --cron '10 3 * * *'`);
+    expect(o.stdout).toContain(`--name memtier-review \\\n  --cron '0 9 * * 1'`);
+    const oj = JSON.parse((await runCli(['cron', '--root', root, '--openclaw', '--json'], { env: { MEMTIER_BIN: 'memtier' } })).stdout);
+    expect(oj.kinds).toEqual(['command', 'command', 'command', 'agent']);
+    expect(oj.commands[3]).toContain('--session isolated');
+    expect(oj.commands.slice(0, 3).join('\n')).not.toContain('--message');
     expect(o.stdout).toContain('--session isolated');
     const bad = await runCli(['cron', '--root', root, '--systemd', '--openclaw']);
     expect(bad.code).toBe(2);
