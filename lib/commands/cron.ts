@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { UsageError } from '../core/errors.js';
@@ -55,7 +55,8 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
       return { text, json: { ok: true, format, units, enable: systemdEnable(root) } };
     }
     if (format === 'openclaw') {
-      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz);
+      const b = findBin();
+      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz, b ? `${join(dirname(b), '..', 'templates')}/` : undefined);
       const text = commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n');
       return { text, json: { ok: true, format, commands, kinds } };
     }

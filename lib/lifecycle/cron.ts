@@ -91,7 +91,7 @@ export function systemdUnits(bin: Bin, root: string, tz?: string): { file: strin
  * apart so dream sees what consolidate wrote. Only the prose of the day — the daily summary's
  * narrative, from templates/daily-summary.md — needs a model: one isolated agent turn, after them.
  */
-export function openclawCommands(bin: Bin, root: string, tz: string): { commands: string[]; kinds: ('command' | 'agent')[] } {
+export function openclawCommands(bin: Bin, root: string, tz: string, templates = 'templates/'): { commands: string[]; kinds: ('command' | 'agent')[] } {
   const zone = tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : [];
   const env = namedZone(tz) ? [`--command-env ${shq(`MEMTIER_TZ=${tz}`)}`] : [];
   const commands: string[] = [];
@@ -105,7 +105,7 @@ export function openclawCommands(bin: Bin, root: string, tz: string): { commands
       kinds.push('command');
     });
   }
-  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in templates/daily-summary.md of memtier (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.`;
+  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in ${templates}daily-summary.md (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.`;
   commands.push(['openclaw cron add', "--name 'memtier-daily-prose'", `--cron ${shq(`30 ${NIGHTLY.hour} * * *`)}`, ...zone, '--session isolated', '--light-context', '--no-deliver', `--message ${shq(prose)}`].join(' \\\n  '));
   kinds.push('agent');
   return { commands, kinds };
