@@ -52,12 +52,14 @@ export function episodicPath(date: string): string {
 }
 
 /**
- * An OpenClaw workspace: the agent's own files (AGENTS.md, SOUL.md) at the memory root. OpenClaw
+ * An OpenClaw workspace: the agent's own files at the memory root — SOUL.md, or AGENTS.md with
+ * USER.md or IDENTITY.md (AGENTS.md alone is also Codex's, which keeps no daily notes). OpenClaw
  * loads today's and yesterday's `memory/YYYY-MM-DD.md` at session start and its pre-compaction
  * flush writes there, so in such a workspace that is where memtier writes the day too.
  */
 export function isOpenClawWorkspace(root: string): boolean {
-  return existsSync(join(root, 'AGENTS.md')) || existsSync(join(root, 'SOUL.md'));
+  const has = (f: string): boolean => existsSync(join(root, f));
+  return has('SOUL.md') || (has('AGENTS.md') && (has('USER.md') || has('IDENTITY.md')));
 }
 
 /**
