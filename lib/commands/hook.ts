@@ -13,6 +13,8 @@
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import { readStdin } from '../cli/stdin.js';
+import { spawn } from 'node:child_process';
+import { findBin } from '../core/bin.js';
 import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
@@ -69,9 +71,11 @@ A hook never fails the host's turn: problems go to standard error, the exit code
     if (e === 'session-start') {
       const b = await step('boot', () => boot(ctx));
       if (!flagBool(args, 'no-watch')) {
-        await step('memtier watch --detach', async () => {
-          const { detach } = await import('./watch.js');
-          return detach(ctx, 5000);
+        // started in the background, not awaited: the session does not wait for the index to warm
+        await step('memtier watch --detach', () => {
+          const bin = findBin();
+          if (!bin) throw new Error('cannot find bin/memtier.js');
+          spawn(process.execPath, [bin, 'watch', '--detach', '--root', ctx.root], { detached: true, stdio: 'ignore', env: ctx.env, cwd: ctx.root }).unref();
         });
       }
       if (b) result = answer(b.text);

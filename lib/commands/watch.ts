@@ -54,8 +54,7 @@ async function stop(ctx: Ctx, waitMs: number): Promise<CommandResult> {
   return { text: `stopped memtier watch (pid ${r.info.pid})`, json: { ok: true, running: false, stopped: r.info.pid } };
 }
 
-/** Start a server in the background unless one runs; resolves once it answers (or throws after waitMs). */
-export async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
+async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
   const r = await running(ctx.root);
   if (r) return { text: `memtier watch is already running (pid ${r.info.pid})`, json: { ok: true, running: true, pid: r.info.pid, already: true } };
   mkdirSync(join(ctx.root, '.memtier'), { recursive: true });

@@ -34,6 +34,19 @@ describe('memtier hook claude-code', () => {
     expect(out.hookSpecificOutput.additionalContext).toContain('upgrade the broker');
   });
 
+  it('session-start without --no-watch starts memtier watch in the background', async () => {
+    const root = memory();
+    const r = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup' });
+    expect(r.code, r.stderr).toBe(0);
+    let running = false;
+    for (let i = 0; i < 100 && !running; i++) {
+      running = runBin(['watch', '--status', '--root', root], { env: ENV }).code === 0;
+      if (!running) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(running).toBe(true);
+    expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
+  });
+
   it('user-prompt-submit: the recall block for the prompt; nothing at all when nothing is relevant', () => {
     const root = memory();
     const r = hook(root, 'user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'which port does the broker use?' });
