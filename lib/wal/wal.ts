@@ -19,7 +19,7 @@ export type WalKind = (typeof WAL_KINDS)[number];
 export interface WalWrite {
   kind: WalKind;
   text: string;
-  /** For `context`: the key. */
+  /** For `context`: the key (none: a keyless fact, `text` alone). */
   key?: string;
 }
 
@@ -43,7 +43,7 @@ export function walEntry(w: WalWrite): { type: EntryType; text: string } {
     case 'task': return { type: 'PROJ', text: `task: ${w.text}` };
     case 'decide': return { type: 'DECISION', text: w.text };
     // a preference is a durable fact in plain words (filed to preferences.md by the review), not session context
-    case 'context': return isPref(w) ? { type: 'PREF', text: w.text } : { type: 'TEMP', text: `context: ${w.key} = ${w.text}` };
+    case 'context': return isPref(w) ? { type: 'PREF', text: w.text } : { type: 'TEMP', text: w.key === undefined ? `context: ${w.text}` : `context: ${w.key} = ${w.text}` };
     case 'pending': return { type: 'PROJ', text: `pending: ${w.text}` };
     case 'done': return { type: 'PROJ', text: `done: ${w.text}` };
     case 'blocker': return { type: 'PROJ', text: `blocker: ${w.text}` };
@@ -62,9 +62,15 @@ export function applyToState(st: SessionState, w: WalWrite, stamp: string): stri
       return undefined;
     case 'context': {
       if (isPref(w)) return 'a preference: logged as [PREF], not session context';
+      if (w.key === undefined) {
+        // a keyless fact: one bullet of its own, once
+        if (st.keyContext.some(([k, v]) => v === '' && key(k) === key(w.text))) return 'already in Key Context';
+        st.keyContext.push([w.text, '']);
+        return undefined;
+      }
       const i = st.keyContext.findIndex(([k]) => key(k) === key(w.key!));
       if (i >= 0) st.keyContext[i] = [st.keyContext[i]![0], w.text];
-      else st.keyContext.push([w.key!, w.text]);
+      else st.keyContext.push([w.key, w.text]);
       return i >= 0 ? `updated ${w.key}` : undefined;
     }
     case 'pending':
@@ -117,8 +123,9 @@ function tryRotation<T>(fn: () => T, problems: string[]): T | undefined {
 export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const text = oneLine(w.text);
   if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
-  if (w.kind === 'context' && !(w.key && oneLine(w.key))) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
-  if (w.kind === 'context' && /[:=]/.test(w.key!)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key !== undefined && !oneLine(w.key)) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key !== undefined && /[:=]/.test(w.key)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key === undefined && /[:=]/.test(text)) throw new MemtierError(`a keyless context fact "${text.slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md would read it back as "KEY: VALUE": give it as memtier wal context KEY VALUE' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
   const problems: string[] = [];
   tryRotation(() => finishRotationTx(tx, ctx), problems);
