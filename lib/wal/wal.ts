@@ -159,3 +159,57 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
 export function walWrite(ctx: Ctx, w: WalWrite): WalResult {
   return openStore(ctx).mutate((tx) => walWriteTx(tx, ctx, w));
 }
+
+/** An item's words, to tell whether a SESSION-STATE.md item is an entry: no #tags, no stamp, no case. */
+const words = (s: string): string => s
+  .replace(/^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})? — /, '')
+  .replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+  .replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * Remove from the state the items that materialize one log entry (the inverse of walEntry and
+ * applyToState, what `forget` needs): a [DECISION] → its Recent Decisions item; `task: …` → the
+ * current task; `pending: …`, `blocker: …` → that item; `done: …` → its Done item (the item a
+ * `done` moved, when the text picked out one); `context: KEY = VALUE` / `context: FACT` → that
+ * Key Context bullet. Only the entry's own section is touched: a pending item that says the same
+ * words as a forgotten decision stays. Returns what was removed, as `Section: item`.
+ */
+export function removeEntryFromState(st: SessionState, entry: { type?: EntryType | undefined; text: string }): string[] {
+  const text = words(entry.text);
+  const prefixed = /^(task|pending|blocker|done|context)\s*:\s*(.+)$/.exec(text);
+  const removed: string[] = [];
+  // one item per entry: two identical items are two entries, and only this one is forgotten
+  const drop = (list: 'recentDecisions' | 'pending' | 'blockers' | 'done', title: string, same: (item: string) => boolean): void => {
+    const i = st[list].findIndex(same);
+    if (i < 0) return;
+    removed.push(`${title}: ${st[list][i]}`);
+    st[list] = st[list].filter((_, j) => j !== i);
+  };
+  if (entry.type === 'DECISION') {
+    drop('recentDecisions', 'Recent Decisions', (i) => words(i) === text);
+    return removed;
+  }
+  if (!prefixed || (entry.type !== undefined && entry.type !== 'PROJ' && entry.type !== 'TEMP')) return removed;
+  const [, kind, rest] = prefixed as unknown as [string, string, string];
+  if (kind === 'task') {
+    if (words(st.currentTask) === rest) { removed.push(`Current Task: ${st.currentTask}`); st.currentTask = ''; }
+  } else if (kind === 'pending') drop('pending', 'Pending', (i) => words(i) === rest);
+  else if (kind === 'blocker') drop('blockers', 'Blockers', (i) => words(i) === rest);
+  else if (kind === 'done') {
+    // `done` records the pending item it moved (its full text) when its words picked out one
+    const exact = st.done.filter((i) => words(i) === rest);
+    const partial = rest.length >= 4 ? st.done.filter((i) => words(i).includes(rest)) : [];
+    const one = exact[0] ?? (partial.length === 1 ? partial[0] : undefined);
+    if (one !== undefined) drop('done', 'Done', (i) => i === one);
+  } else {
+    const kv = /^(.+?) = (.*)$/.exec(rest);
+    const same = ([k, v]: [string, string]): boolean => (kv ? words(k) === kv[1] && words(v) === kv[2] : v === '' && words(k) === rest);
+    const i = st.keyContext.findIndex(same);
+    if (i >= 0) {
+      const [k, v] = st.keyContext[i]!;
+      removed.push(`Key Context: ${v === '' ? k : `${k}: ${v}`}`);
+      st.keyContext = st.keyContext.filter((_, j) => j !== i);
+    }
+  }
+  return removed;
+}
