@@ -2,6 +2,7 @@ import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { PATHS } from '../format/layout.js';
 import { forgetEntry, FORGOTTEN_DIR } from '../lifecycle/entries.js';
 
 export const command: CommandSpec = {
@@ -11,8 +12,11 @@ export const command: CommandSpec = {
   description: `Removes an entry everywhere it is materialized and keeps it in ${FORGOTTEN_DIR}/YYYY-MM-DD.md
 under a heading naming where it was ("## HH:MM from path:line"); git history is the undo. ENTRY is its
 id (^k2j3mx0a1b: every line carrying that id — the working buffer, an episodic day, its canonical
-home — and the SESSION-STATE.md items that repeat it, so search and boot no longer show it) or one
-place (memory/episodic/2026-05-14.md:12). Prefer "supersede" for facts that
+home, MEMORY.md — and the SESSION-STATE.md item the WAL made of it: a decision's Recent Decisions
+line, a pending item, a key fact, the current task; so search and boot no longer show it) or one
+place (memory/episodic/2026-05-14.md:12). The state's items go to the trash file too, as
+"- Section: item"; an item that only says the same words in another section stays. Forgetting an
+id whose lines are already in the trash removes an item SESSION-STATE.md still holds. Prefer "supersede" for facts that
 changed; "forget" is for what should not be remembered at all. A file edited meanwhile is left
 untouched (exit 2, "conflict"); an ambiguous or missing ENTRY is refused with the candidates;
 forgetting an id again changes nothing.`,
@@ -23,7 +27,7 @@ forgetting an id again changes nothing.`,
     if (!ref) throw new UsageError('forget needs an ENTRY', 'e.g. memtier forget ^k2j3mx0a1b');
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`, 'forget one entry at a time');
     const r = forgetEntry(ctx, ref, { dryRun: flagBool(args, 'dry-run') });
-    const lines = [r.message, ...(r.from && r.changed ? [`  - ${r.from.raw}`] : [])];
+    const lines = [r.message, ...(r.from && r.changed ? [`  - ${r.from.raw}`] : []), ...(r.changed ? (r.state ?? []).map((s) => `  - ${s}  (${PATHS.sessionState})`) : [])];
     return { text: args.quiet ? '' : lines.join('\n'), json: r };
   },
 };

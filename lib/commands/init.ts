@@ -209,6 +209,11 @@ an existing OpenClaw workspace: SOUL.md, USER.md, MEMORY.md and memory/YYYY-MM-D
 are (run "memtier adopt" to move daily files into memory/episodic/). Reports what it created and
 what it kept. The contract of every file is copied to memory/FORMAT.md.
 
+In a folder that already has notes, the memory/TAGS.md init creates (the generic vocabulary) also
+gets the tags those notes use (tags lines and inline #tags, as health's tag-vocabulary check reads
+them) on a "- found in this memory: …" line, so add and wal accept them; init says which (--json:
+tagsAdded). An existing memory/TAGS.md is the owner's and is left alone.
+
 --git makes the folder a git repository (if it is not one), with .gitignore (.memtier/) and
 .gitattributes (merge=union for the append-only logs, so two machines' appends merge cleanly).
 Existing .gitignore/.gitattributes files only get the missing lines appended. Then it commits what

@@ -3,6 +3,7 @@ import { flagBool, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { ENTRY_TYPES, isEntryType } from '../format/entry.js';
+import { assertKnownTags } from '../health/vocabulary.js';
 import { supersedeEntry } from '../lifecycle/entries.js';
 
 export const command: CommandSpec = {
@@ -15,6 +16,7 @@ export const command: CommandSpec = {
 The new entry (same type unless --type) is appended to today's episodic day when the old one is
 in a log (buffer, episodic day, archive); in a durable note (semantic, procedural, knowledge,
 MEMORY.md) it goes on the line right below the old one, so the fact stays in its home.
+An inline #tag in TEXT must be in memory/TAGS.md (exit 2, nothing written, as for add and wal).
 --by ^ID points at an entry that already says the new thing (e.g. a decision verify found
 reversed) and only marks the old one. A file edited meanwhile is left untouched (exit 2,
 "conflict"); an ambiguous or missing ENTRY is refused with the candidates. Running it again
@@ -37,6 +39,8 @@ changes nothing.`,
     if (by === undefined) throw new UsageError('supersede needs --by TEXT', 'e.g. memtier supersede ^k2j3mx0a1b --by "the new fact"');
     const type = flagString(args, 'type')?.toUpperCase();
     if (type !== undefined && !isEntryType(type)) throw new UsageError(`unknown type "${type}"`, `one of ${ENTRY_TYPES.join(', ')}`);
+    // the new text is a new entry: its #tags must be in the vocabulary, like add's and wal's
+    if (!/^\^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/.test(by.trim())) assertKnownTags(ctx, by);
     const r = supersedeEntry(ctx, ref, { by, ...(type ? { type } : {}), dryRun: flagBool(args, 'dry-run') });
     const lines = [r.message];
     if (r.changed) lines.push(`  - ${r.old.before}`, `  + ${r.old.after}`, ...(r.by.created ? [`  + ${r.by.line}  (${r.by.path})`] : []));

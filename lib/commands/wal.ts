@@ -46,11 +46,37 @@ export function saveSnapshot(ctx: Ctx, given: string | undefined): { name: strin
   return { name, rel };
 }
 
+const CONTEXT_HINT = 'e.g. memtier wal context deadline 2026-06-01, memtier wal context "deadline: 2026-06-01" or memtier wal context "the demo moved to Friday"; a preference: memtier wal context pref "short answers"';
+
+/**
+ * The arguments of `wal context`: KEY VALUE… (a trailing ":" or "=" on KEY, or one of its own,
+ * is dropped), or one argument: "KEY: VALUE" / "KEY = VALUE", "pref VALUE…", or a fact in a few
+ * words without a key ("the demo moved to Friday"). An empty KEY (the MCP tool without a key)
+ * is the one-argument form. A lone word is refused: a KEY without its VALUE.
+ */
+export function contextArgs(rest: string[]): { key: string | undefined; parts: string[] } {
+  const args = rest[0] !== undefined && rest[0].trim() === '' ? [rest.slice(1).join(' ')] : rest;
+  if (args.length === 1 && args[0] !== '-') {
+    const one = args[0]!.trim();
+    const kv = /^([^:=\s][^:=]{0,60}?)\s*[:=]\s*(\S.*)$/s.exec(one);
+    if (kv) return { key: kv[1]!.trim(), parts: [kv[2]!.trim()] };
+    const pref = /^(pref|preference)\s+(\S.*)$/is.exec(one);
+    if (pref) return { key: pref[1]!, parts: [pref[2]!] };
+    if (/\s/.test(one)) return { key: undefined, parts: [one] };
+    throw new UsageError(`wal context needs a KEY and a VALUE${one ? ` ("${one.slice(0, 60)}" alone is a KEY)` : ''}`, CONTEXT_HINT);
+  }
+  let [key, ...parts] = args;
+  key = key?.replace(/\s*[:=]\s*$/, '').trim();
+  if (parts[0] !== undefined && /^[:=]$/.test(parts[0].trim())) parts = parts.slice(1);
+  if (!key || parts.length === 0) throw new UsageError('wal context needs a KEY and a VALUE', CONTEXT_HINT);
+  return { key, parts };
+}
+
 export const command: CommandSpec = {
   name: 'wal',
   summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore',
   usage: [
-    'wal task TEXT', 'wal decide TEXT', 'wal context KEY VALUE', 'wal pending TEXT', 'wal done TEXT', 'wal blocker TEXT',
+    'wal task TEXT', 'wal decide TEXT', 'wal context KEY VALUE', 'wal context "KEY: VALUE" | "FACT"', 'wal pending TEXT', 'wal done TEXT', 'wal blocker TEXT',
     'wal get', 'wal snapshot [NAME]', 'wal restore [NAME]',
   ],
   description: `Write BEFORE you answer. Each write appends a timestamped, typed entry (with a ^id) to
@@ -59,9 +85,12 @@ reaches its line limit (80, or $MEMTIER_BUFFER_MAX_LINES) its entries move to to
 TEXT "-" reads the text from standard input. The skeleton installs memory/scripts/wal as a shortcut.
 
 Entries: task → [PROJ] task: …, decide → [DECISION] …, context → [TEMP] context: KEY = VALUE
-(or "KEY: VALUE" in one argument; KEY "pref" → [PREF] VALUE, a preference, not session context),
+(also "KEY: VALUE" in one argument; one argument without a key, "the demo moved to Friday", is a
+keyless fact: [TEMP] context: the demo moved to Friday; KEY "pref" → [PREF] VALUE, a preference,
+not session context),
 pending/done/blocker → [PROJ] pending:/done:/blocker: …
-"done" removes the matching item from Pending (or Blockers).
+"done" removes the matching item from Pending (or Blockers). An inline #tag must be in memory/TAGS.md:
+another is refused (exit 2, nothing written) with the closest tags and how to add one.
 Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
 newest, and first snapshots the current state as before-restore-STAMP.`,
   subcommands: {
@@ -70,7 +99,7 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
     get: 'print SESSION-STATE.md', snapshot: 'save SESSION-STATE.md under a name', restore: 'bring a snapshot back',
   },
   flags: [],
-  examples: ['memtier wal decide "use Postgres, not MySQL: we need JSONB"', 'memtier wal context deadline 2026-06-01', 'memtier wal done "ask Ana for the quota"', 'echo "long text" | memtier wal decide -'],
+  examples: ['memtier wal decide "use Postgres, not MySQL: we need JSONB"', 'memtier wal context deadline 2026-06-01', 'memtier wal context pref "short answers, no tables"', 'memtier wal done "ask Ana for the quota"', 'echo "long text" | memtier wal decide -'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const [sub, ...rest] = args.positionals;
     if (!sub) throw new UsageError('wal needs a subcommand', `one of: ${[...WAL_KINDS, 'get', 'snapshot', 'restore'].join(', ')}`);
@@ -78,12 +107,7 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       const kind = sub as WalKind;
       let key: string | undefined;
       let parts = rest;
-      if (kind === 'context') {
-        // KEY VALUE…, or one argument "KEY: VALUE" / "KEY = VALUE"
-        const one = rest.length === 1 ? /^\s*([^:=\s][^:=]{0,60}?)\s*[:=]\s*(\S.*)$/s.exec(rest[0]!) : null;
-        if (one) { key = one[1]!.trim(); parts = [one[2]!.trim()]; } else [key, ...parts] = rest;
-        if (!key || parts.length === 0) throw new UsageError('wal context needs a KEY and a VALUE', 'e.g. memtier wal context deadline 2026-06-01, or memtier wal context "deadline: 2026-06-01"; a preference: memtier wal context pref "short answers"');
-      }
+      if (kind === 'context') ({ key, parts } = contextArgs(rest));
       if (parts.length === 0) throw new UsageError(`wal ${kind} needs a TEXT`, `e.g. memtier wal ${kind} "…" (or "-" to read standard input)`);
       const text = parts.length === 1 && parts[0] === '-' ? await readStdin(io) : parts.join(' ');
       assertKnownTags(ctx, `${key ?? ''} ${text}`);

@@ -6,7 +6,7 @@
 
 export interface SessionState {
   currentTask: string;
-  /** `- key: value` bullets, in order. */
+  /** `- key: value` bullets, in order; a bullet without a colon is a keyless fact `[text, '']`. */
   keyContext: [string, string][];
   recentDecisions: string[];
   pending: string[];
@@ -123,8 +123,11 @@ function cloneState(st: SessionState): SessionState {
 
 const itemKey = (f: Field, text: string): string => (f === 'keyContext' ? contextPair(text).join('\u0000') : text);
 
+/** One Key Context bullet's text: `key: value`, or the fact alone when it has no value. */
+const contextLine = ([k, v]: [string, string]): string => (v === '' ? k : `${k}: ${v}`);
+
 function renderItems(f: Field, st: SessionState): string[] {
-  return f === 'keyContext' ? st.keyContext.map(([k, v]) => `${k}: ${v}`) : (st[f] as string[]);
+  return f === 'keyContext' ? st.keyContext.map(contextLine) : (st[f] as string[]);
 }
 
 /**
@@ -147,7 +150,7 @@ function renderSection(s: Section, state: SessionState, original: SessionState |
   }
   const body: string[] = [...trimTrailingBlank(lead)];
   for (const text of renderItems(f, state)) {
-    const k = f === 'keyContext' ? state.keyContext.find(([kk, v]) => `${kk}: ${v}` === text)!.join('\u0000') : text;
+    const k = f === 'keyContext' ? state.keyContext.find((kv) => contextLine(kv) === text)!.join('\u0000') : text;
     const reuse = byKey.get(k)?.shift();
     body.push(...(reuse ? reuse.raw : [`- ${text}`]));
   }

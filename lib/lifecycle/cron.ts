@@ -52,8 +52,9 @@ export function crontabBlock(bin: Bin, root: string, tz?: string): string {
   const { begin, end } = blockMarkers(root);
   const log = shq(`${root}/.memtier/cron.log`);
   const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
-  // the group makes the redirect cover every command of the job, not only the last one
-  for (const j of jobs(bin, root)) out.push(`${j.cron} { ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')}; } >> ${log} 2>&1  # ${j.what}`);
+  // the group makes the redirect cover every command of the job, not only the last one; cron ends
+  // a command at an unescaped "%" (the rest becomes its stdin), so a "%" in a path is escaped
+  for (const j of jobs(bin, root)) out.push(`${j.cron} { ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')}; } >> ${log} 2>&1`.replace(/%/g, '\\%') + `  # ${j.what}`);
   out.push(end);
   return out.join('\n') + '\n';
 }

@@ -17,6 +17,7 @@ import { classify, dayFile, episodicPath, listMemoryFiles, PATHS, type FileInfo 
 import { parseSessionState, serializeSessionState } from '../format/session-state.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
+import { removeEntryFromState } from '../wal/wal.js';
 
 export interface FoundEntry {
   /** Root-relative file path. */
@@ -244,6 +245,8 @@ export interface ForgetResult {
   pointedFrom: string[];
   /** Other places the entry was materialized and was removed from too (`path:line`, SESSION-STATE.md). */
   also: string[];
+  /** The SESSION-STATE.md items that were the entry (`Section: item`), kept in the trash too. */
+  state?: string[];
   message: string;
 }
 
@@ -283,7 +286,7 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
     if (new Set(places.map((p) => stateKey(p.entry.text))).size > 1) places = [findEntry(ctx, ref)];
     if (places.length === 0) {
       const where = forgottenWhere(ctx, r.id);
-      if (where) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], also: [], message: `^${r.id} is already forgotten (saved in ${where}); nothing changed` };
+      if (where) return forgetStateCopy(ctx, r.id, where, savedTo, dryRun);
       places = [findEntry(ctx, ref)]; // throws not-found with its hint
     }
   } else {
@@ -293,10 +296,10 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
   const pointedFrom = f.entry.id ? supersededBy(ctx, f.entry.id) : [];
   // the WAL's materialized state: SESSION-STATE.md items that are this entry (decision, pending, …)
   const stateText = readMemoryFile(ctx.root, PATHS.sessionState);
-  const stateAfter = stateText === undefined ? undefined : sessionStateWithout(stateText, f.entry.text);
+  const stateAfter = stateText === undefined ? undefined : sessionStateWithout(stateText, f.entry);
   const also = [...places.slice(1).map((p) => `${p.path}:${p.line}`), ...(stateAfter !== undefined ? [PATHS.sessionState] : [])];
   const result: ForgetResult = {
-    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom, also,
+    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom, also, ...(stateAfter ? { state: stateAfter.removed } : {}),
     message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}${also.length ? ` and its ${also.length === 1 ? 'copy' : 'copies'} in ${also.join(', ')}` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`
       + (pointedFrom.length ? `; note: ${pointedFrom.join(', ')} still say "superseded by ^${f.entry.id}"` : ''),
   };
@@ -310,34 +313,57 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
       for (const p of [...ps].sort((a, b) => b.line - a.line)) text = replaceLine(text, p.line, []);
       tx.write(path, text, { expected: ps[0]!.fileText });
     }
-    if (stateAfter !== undefined) tx.write(PATHS.sessionState, stateAfter, { expected: stateText! });
+    if (stateAfter !== undefined) tx.write(PATHS.sessionState, stateAfter.text, { expected: stateText! });
     if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
     for (const p of places) tx.append(savedTo, forgottenBlock(ctx, p));
+    // the state's copy goes to the trash too (as "Section: item"), so nothing forget removes is lost
+    if (stateAfter !== undefined) tx.append(savedTo, stateBlock(ctx, stateAfter.removed));
   });
   return result;
 }
 
-/** An entry's words, to match it with a SESSION-STATE.md item: no tags, no WAL prefix, no case. */
+/** An entry's words, to tell two lines carrying one id apart: no tags, no case. */
 function stateKey(text: string): string {
-  return text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/^\s*(?:task|pending|done|blocker|context)\s*:\s*/i, '').replace(/\s+/g, ' ').trim().toLowerCase();
+  return text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** SESSION-STATE.md without the items that are `entryText`; undefined when none is. */
-export function sessionStateWithout(text: string, entryText: string): string | undefined {
-  const key = stateKey(entryText);
-  if (!key) return undefined;
+/**
+ * SESSION-STATE.md without the item that materializes `entry` (its decision, pending item, key
+ * fact, …: removeEntryFromState), and the items removed; undefined when it holds none.
+ */
+export function sessionStateWithout(text: string, entry: { type?: EntryType | undefined; text: string }): { text: string; removed: string[] } | undefined {
   const p = parseSessionState(text);
   const st = { ...p.state };
-  const same = (item: string): boolean => stateKey(item.replace(/^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})? — /, '')) === key;
-  let changed = false;
-  for (const k of ['recentDecisions', 'pending', 'blockers', 'done'] as const) {
-    const kept = st[k].filter((i) => !same(i));
-    if (kept.length !== st[k].length) { st[k] = kept; changed = true; }
-  }
-  const ctxKept = st.keyContext.filter(([k, v]) => !same(`${k} = ${v}`) && !same(`${k}: ${v}`));
-  if (ctxKept.length !== st.keyContext.length) { st.keyContext = ctxKept; changed = true; }
-  if (st.currentTask && same(st.currentTask)) { st.currentTask = ''; changed = true; }
-  return changed ? serializeSessionState(p, st) : undefined;
+  const removed = removeEntryFromState(st, entry);
+  return removed.length ? { text: serializeSessionState(p, st), removed } : undefined;
+}
+
+/**
+ * `forget ^id` of an entry already in the forgotten trash: its lines are gone, but SESSION-STATE.md
+ * may still hold its item (a forget from before forget cleaned the state, or a hand edit that put
+ * it back). That item is removed (and kept in the trash); otherwise nothing changes.
+ */
+function forgetStateCopy(ctx: Ctx, id: string, where: string, savedTo: string, dryRun: boolean): ForgetResult {
+  const entry = parseEntries(readMemoryFile(ctx.root, where) ?? '').find((e) => e.id === id);
+  const stateText = readMemoryFile(ctx.root, PATHS.sessionState);
+  const after = entry && stateText !== undefined ? sessionStateWithout(stateText, entry) : undefined;
+  if (!after) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], also: [], message: `^${id} is already forgotten (saved in ${where}); nothing changed` };
+  const result: ForgetResult = {
+    ok: true, dryRun, changed: true, savedTo, pointedFrom: [], also: [PATHS.sessionState], state: after.removed,
+    message: `^${id} is already forgotten (saved in ${where}), but ${PATHS.sessionState} still held it: ${dryRun ? 'would remove' : 'removed'} ${after.removed.join('; ')}; ${dryRun ? 'it would be' : 'it is'} kept in ${savedTo}`,
+  };
+  if (dryRun) return result;
+  openStore(ctx).mutate((tx) => {
+    tx.write(PATHS.sessionState, after.text, { expected: stateText! });
+    if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
+    tx.append(savedTo, stateBlock(ctx, after.removed));
+  });
+  return result;
+}
+
+/** The forgotten-file block for the SESSION-STATE.md items of an entry (`- Section: item`). */
+function stateBlock(ctx: Ctx, removed: string[]): string {
+  return `## ${localTime(ctx.clock.now(), ctx.clock.tz)} from ${PATHS.sessionState}\n${removed.map((r) => `- ${r}\n`).join('')}`;
 }
 
 /** The forgotten-trash file holding `^id`, if any. */

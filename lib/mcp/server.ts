@@ -100,11 +100,11 @@ function toolTable() {
     },
     memory_wal: {
       title: 'Write-ahead log',
-      description: 'Record the working state BEFORE you answer, so a compaction or restart loses nothing: task (what you are working on), decide (a decision or correction), context (a key fact of this session, KEY = VALUE), pending / blocker (an open item), done (closes the matching pending item), get (print the current session state). Each write updates SESSION-STATE.md and the working buffer in one crash-safe step.',
+      description: 'Record the working state BEFORE you answer, so a compaction or restart loses nothing: task (what you are working on), decide (a decision or correction), context (a fact of this session: key and text, or the text alone; key "pref" logs a lasting preference), pending / blocker (an open item), done (closes the matching pending item), get (print the current session state). Each write updates SESSION-STATE.md and the working buffer in one crash-safe step.',
       inputSchema: {
         verb: z.enum(['task', 'decide', 'context', 'pending', 'done', 'blocker', 'get']).describe('what to record'),
-        text: z.string().min(1).max(4000).optional().describe('the text (for context: the VALUE); not used by get'),
-        key: z.string().min(1).max(80).optional().describe('for context: the KEY'),
+        text: z.string().min(1).max(4000).optional().describe('the text (for context: the value, or the whole fact without a key); not used by get'),
+        key: z.string().min(1).max(80).optional().describe('for context: the key (e.g. deadline, pref); leave it out for a fact in plain words'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       invoke: (a: { verb: string; text?: string | undefined; key?: string | undefined }): Invocation => {

@@ -19,7 +19,7 @@ export type WalKind = (typeof WAL_KINDS)[number];
 export interface WalWrite {
   kind: WalKind;
   text: string;
-  /** For `context`: the key. */
+  /** For `context`: the key (none: a keyless fact, `text` alone). */
   key?: string;
 }
 
@@ -43,7 +43,7 @@ export function walEntry(w: WalWrite): { type: EntryType; text: string } {
     case 'task': return { type: 'PROJ', text: `task: ${w.text}` };
     case 'decide': return { type: 'DECISION', text: w.text };
     // a preference is a durable fact in plain words (filed to preferences.md by the review), not session context
-    case 'context': return isPref(w) ? { type: 'PREF', text: w.text } : { type: 'TEMP', text: `context: ${w.key} = ${w.text}` };
+    case 'context': return isPref(w) ? { type: 'PREF', text: w.text } : { type: 'TEMP', text: w.key === undefined ? `context: ${w.text}` : `context: ${w.key} = ${w.text}` };
     case 'pending': return { type: 'PROJ', text: `pending: ${w.text}` };
     case 'done': return { type: 'PROJ', text: `done: ${w.text}` };
     case 'blocker': return { type: 'PROJ', text: `blocker: ${w.text}` };
@@ -62,9 +62,15 @@ export function applyToState(st: SessionState, w: WalWrite, stamp: string): stri
       return undefined;
     case 'context': {
       if (isPref(w)) return 'a preference: logged as [PREF], not session context';
+      if (w.key === undefined) {
+        // a keyless fact: one bullet of its own, once
+        if (st.keyContext.some(([k, v]) => v === '' && key(k) === key(w.text))) return 'already in Key Context';
+        st.keyContext.push([w.text, '']);
+        return undefined;
+      }
       const i = st.keyContext.findIndex(([k]) => key(k) === key(w.key!));
       if (i >= 0) st.keyContext[i] = [st.keyContext[i]![0], w.text];
-      else st.keyContext.push([w.key!, w.text]);
+      else st.keyContext.push([w.key, w.text]);
       return i >= 0 ? `updated ${w.key}` : undefined;
     }
     case 'pending':
@@ -117,8 +123,9 @@ function tryRotation<T>(fn: () => T, problems: string[]): T | undefined {
 export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const text = oneLine(w.text);
   if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
-  if (w.kind === 'context' && !(w.key && oneLine(w.key))) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
-  if (w.kind === 'context' && /[:=]/.test(w.key!)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key !== undefined && !oneLine(w.key)) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key !== undefined && /[:=]/.test(w.key)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key === undefined && /[:=]/.test(text)) throw new MemtierError(`a keyless context fact "${text.slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md would read it back as "KEY: VALUE": give it as memtier wal context KEY VALUE' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
   const problems: string[] = [];
   tryRotation(() => finishRotationTx(tx, ctx), problems);
@@ -151,4 +158,58 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
 
 export function walWrite(ctx: Ctx, w: WalWrite): WalResult {
   return openStore(ctx).mutate((tx) => walWriteTx(tx, ctx, w));
+}
+
+/** An item's words, to tell whether a SESSION-STATE.md item is an entry: no #tags, no stamp, no case. */
+const words = (s: string): string => s
+  .replace(/^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})? — /, '')
+  .replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+  .replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * Remove from the state the items that materialize one log entry (the inverse of walEntry and
+ * applyToState, what `forget` needs): a [DECISION] → its Recent Decisions item; `task: …` → the
+ * current task; `pending: …`, `blocker: …` → that item; `done: …` → its Done item (the item a
+ * `done` moved, when the text picked out one); `context: KEY = VALUE` / `context: FACT` → that
+ * Key Context bullet. Only the entry's own section is touched: a pending item that says the same
+ * words as a forgotten decision stays. Returns what was removed, as `Section: item`.
+ */
+export function removeEntryFromState(st: SessionState, entry: { type?: EntryType | undefined; text: string }): string[] {
+  const text = words(entry.text);
+  const prefixed = /^(task|pending|blocker|done|context)\s*:\s*(.+)$/.exec(text);
+  const removed: string[] = [];
+  // one item per entry: two identical items are two entries, and only this one is forgotten
+  const drop = (list: 'recentDecisions' | 'pending' | 'blockers' | 'done', title: string, same: (item: string) => boolean): void => {
+    const i = st[list].findIndex(same);
+    if (i < 0) return;
+    removed.push(`${title}: ${st[list][i]}`);
+    st[list] = st[list].filter((_, j) => j !== i);
+  };
+  if (entry.type === 'DECISION') {
+    drop('recentDecisions', 'Recent Decisions', (i) => words(i) === text);
+    return removed;
+  }
+  if (!prefixed || (entry.type !== undefined && entry.type !== 'PROJ' && entry.type !== 'TEMP')) return removed;
+  const [, kind, rest] = prefixed as unknown as [string, string, string];
+  if (kind === 'task') {
+    if (words(st.currentTask) === rest) { removed.push(`Current Task: ${st.currentTask}`); st.currentTask = ''; }
+  } else if (kind === 'pending') drop('pending', 'Pending', (i) => words(i) === rest);
+  else if (kind === 'blocker') drop('blockers', 'Blockers', (i) => words(i) === rest);
+  else if (kind === 'done') {
+    // `done` records the pending item it moved (its full text) when its words picked out one
+    const exact = st.done.filter((i) => words(i) === rest);
+    const partial = rest.length >= 4 ? st.done.filter((i) => words(i).includes(rest)) : [];
+    const one = exact[0] ?? (partial.length === 1 ? partial[0] : undefined);
+    if (one !== undefined) drop('done', 'Done', (i) => i === one);
+  } else {
+    const kv = /^(.+?) = (.*)$/.exec(rest);
+    const same = ([k, v]: [string, string]): boolean => (kv ? words(k) === kv[1] && words(v) === kv[2] : v === '' && words(k) === rest);
+    const i = st.keyContext.findIndex(same);
+    if (i >= 0) {
+      const [k, v] = st.keyContext[i]!;
+      removed.push(`Key Context: ${v === '' ? k : `${k}: ${v}`}`);
+      st.keyContext = st.keyContext.filter((_, j) => j !== i);
+    }
+  }
+  return removed;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { mergeCrontab } from '../../lib/lifecycle/cron.js';
@@ -40,6 +40,33 @@ describe('cron', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout + run.stderr).toBe('');
     expect(readFileSync(join(root, '.memtier/cron.log'), 'utf8')).toBe('out consolidate\nerr consolidate\nout dream\nerr dream\n');
+  });
+
+  it('every job of the crontab block runs as cron runs it (its "%" handling, then sh) and logs all its output, in a folder named with "%"', async () => {
+    const root = join(tmpTree(), '100% notes');
+    mkdirSync(root);
+    writeFileSync(join(root, 'MEMORY.md'), '# M\n');
+    const bin = join(tmpTree(), 'memtier');
+    writeFileSync(bin, '#!/bin/sh\necho "out $1"\necho "err $1" >&2\n');
+    chmodSync(bin, 0o755);
+    const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: bin } });
+    expect(r.code, r.stderr).toBe(0);
+    /** What cron hands to sh (crontab(5)): an unescaped "%" ends the command, "\\%" is a "%". */
+    const asCron = (field: string): string => {
+      let out = '';
+      for (let i = 0; i < field.length; i++) {
+        if (field[i] === '\\' && field[i + 1] === '%') { out += '%'; i++; } else if (field[i] === '%') break; else out += field[i];
+      }
+      return out;
+    };
+    const jobs = r.stdout.split('\n').filter((l) => /^\d/.test(l)).map((l) => l.split(' ').slice(5).join(' '));
+    expect(jobs).toHaveLength(2);
+    for (const job of jobs) {
+      const run = spawnSync('sh', ['-c', asCron(job)], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout + run.stderr).toBe('');
+    }
+    expect(readFileSync(join(root, '.memtier/cron.log'), 'utf8')).toBe('out consolidate\nerr consolidate\nout dream\nerr dream\nout review\nerr review\n');
   });
 
   it('prints systemd units and openclaw commands; rejects two formats', async () => {
