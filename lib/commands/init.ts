@@ -201,7 +201,7 @@ async function commitInit(ctx: Ctx, r: InitResult): Promise<void> {
 export const command: CommandSpec = {
   name: 'init',
   summary: 'create a memory from the skeleton (never overwrites)',
-  usage: ['init [DIR] [--git] [--claude-code [--dry-run]] [--codex]'],
+  usage: ['init [DIR] [--git] [--openclaw] [--claude-code [--dry-run]] [--codex]'],
   description: `Copies memory-skeleton/ into DIR (default: the memory root memtier resolves: --root,
 $MEMTIER_ROOT, $OPENCLAW_WORKSPACE, the nearest folder above holding MEMORY.md, else
 ~/.openclaw/workspace). An existing file is never overwritten, so init is idempotent and safe in
@@ -221,6 +221,7 @@ it set up: every memory path in a new repository, only the files init created in
   flags: [
     { name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' },
     { name: 'claude-code', type: 'boolean', description: 'also merge memtier\'s hooks and MCP server into DIR/.claude/settings.json and DIR/.mcp.json (shown as a diff; nothing else in them changes)' },
+    { name: 'openclaw', type: 'boolean', description: 'also install memtier\'s OpenClaw skill into DIR/skills/memtier/SKILL.md (never over another) and print the gateway jobs (memtier cron --openclaw)' },
     { name: 'codex', type: 'boolean', description: 'also print the ~/.codex/config.toml MCP entry and an AGENTS.md section for this memory' },
     { name: 'dry-run', type: 'boolean', description: 'with --claude-code: show the diff of the settings files, change nothing' },
   ],
@@ -259,6 +260,22 @@ it set up: every memory path in a new repository, only the files init created in
       claudeCode = await claudeCodeSetup(root, { rel: (a) => relative(ctx.cwd, a) || a });
       for (const c of claudeCode) lines.push(c.changed ? `claude code: updated ${c.path}\n${c.diff.replace(/^=+\n/, '').trimEnd()}` : `claude code: ${c.path} already set up`);
     }
+    let openclaw: { skill: string; written: boolean } | undefined;
+    if (flagBool(args, 'openclaw')) {
+      const { openclawSkill } = await import('../integrations/claude-code.js');
+      const skill = openclawSkill();
+      const rel = 'skills/memtier/SKILL.md';
+      const written = openStore({ root, env: ctx.env, clock: ctx.clock }).mutate((tx) => {
+        const cur = tx.read(rel);
+        if (cur !== undefined) return false;
+        tx.write(rel, skill, { expected: null });
+        return true;
+      });
+      openclaw = { skill: rel, written };
+      const same = !written && readFileSync(join(root, rel), 'utf8') === skill;
+      lines.push(written ? `openclaw: installed the skill as ${rel}` : same ? `openclaw: ${rel} is already memtier's skill` : `openclaw: ${rel} exists and differs from memtier's; kept (compare with templates/openclaw/SKILL.md)`);
+      lines.push(`openclaw: schedule the upkeep in the gateway with the commands "memtier cron --openclaw${root === ctx.root ? '' : ` --root ${root}`}" prints`);
+    }
     let codex: { configToml: string; agentsMd: string } | undefined;
     if (flagBool(args, 'codex')) {
       const { codexSnippets } = await import('../integrations/claude-code.js');
@@ -270,6 +287,6 @@ it set up: every memory path in a new repository, only the files init created in
       const rootFlag = root === ctx.root ? '' : ` --root ${at}`;
       lines.push('', 'next:', `  memtier wal${rootFlag} task "what you are working on"`, `  memtier boot${rootFlag}`, `  memtier health${rootFlag}`);
     }
-    return { text: lines.join('\n'), json: { ok: true, ...r, ...(claudeCode ? { claudeCode: claudeCode.map(({ before: _b, ...c }) => c) } : {}), ...(codex ? { codex } : {}) } };
+    return { text: lines.join('\n'), json: { ok: true, ...r, ...(claudeCode ? { claudeCode: claudeCode.map(({ before: _b, ...c }) => c) } : {}), ...(codex ? { codex } : {}), ...(openclaw ? { openclaw } : {}) } };
   },
 };

@@ -84,6 +84,11 @@ export async function claudeCodeSetup(project: string, opts: { dryRun?: boolean;
   return out;
 }
 
+/** memtier's OpenClaw skill (AgentSkills format), as shipped in templates/openclaw/SKILL.md. */
+export function openclawSkill(): string {
+  return readFileSync(join(templatesDir(), 'openclaw/SKILL.md'), 'utf8');
+}
+
 /** The Codex MCP entry and AGENTS.md section for a memory at `root`. */
 export function codexSnippets(root: string): { configToml: string; agentsMd: string } {
   const t = templatesDir();

@@ -118,6 +118,28 @@ describe('memtier init --claude-code', () => {
   });
 });
 
+describe('memtier init --openclaw', () => {
+  it('installs the skill in OpenClaw\'s AgentSkills format into the workspace, never over another, and points at the gateway jobs', () => {
+    const root = join(tmpTree(), 'workspace');
+    const r = runBin(['init', root, '--openclaw', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).openclaw).toEqual({ skill: 'skills/memtier/SKILL.md', written: true });
+    const skill = readFileSync(join(root, 'skills/memtier/SKILL.md'), 'utf8');
+    expect(skill).toBe(readFileSync(join(REPO, 'templates/openclaw/SKILL.md'), 'utf8'));
+    const front = /^---\n([\s\S]*?)\n---\n/.exec(skill)![1]!;
+    expect(front).toMatch(/^name: memtier$/m);
+    expect(front).toMatch(/^description: .{40,}$/m);
+    const meta = JSON.parse(/^metadata: (.*)$/m.exec(front)![1]!);
+    expect(meta.openclaw.requires.bins).toEqual(['memtier']);
+    for (const step of ['memtier boot', 'memtier wal decide', 'memtier search', 'memtier get']) expect(skill).toContain(step);
+    writeFileSync(join(root, 'skills/memtier/SKILL.md'), '---\nname: memtier\ndescription: my own\n---\n');
+    const again = runBin(['init', root, '--openclaw']);
+    expect(again.stdout).toMatch(/exists and differs from memtier's; kept/);
+    expect(readFileSync(join(root, 'skills/memtier/SKILL.md'), 'utf8')).toContain('my own');
+    expect(again.stdout).toContain('memtier cron --openclaw');
+  });
+});
+
 describe('the plugin folder templates/claude-code', () => {
   it('wires the four hook commands and the MCP server, and ships the skill', () => {
     const dir = join(REPO, 'templates/claude-code');
