@@ -16,10 +16,12 @@ export const LAYERS: Record<string, number> = {
   wal: 3, git: 3, search: 3, memory: 3,
   cli: 4,
   health: 5, stats: 5, watch: 5,
-  lifecycle: 6, mcp: 6, integrations: 6,
-  commands: 7,
-  bench: 8,
-  'cli/main.ts': 9,
+  tools: 6,
+  lifecycle: 7, mcp: 7, integrations: 7, openclaw: 7,
+  commands: 8,
+  bench: 9,
+  'cli/main.ts': 10,
+  'openclaw/entry.ts': 11,
 };
 
 const LIB = join(REPO, 'lib');

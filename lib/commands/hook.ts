@@ -41,7 +41,8 @@ export const command: CommandSpec = {
                        "memtier watch --detach" when none runs (--no-watch: not)
   user-prompt-submit   {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": RECALL}}
                        for the input's "prompt"; prints nothing when nothing is relevant
-  pre-compact, stop    a snapshot of SESSION-STATE.md (memory/.snapshots/EVENT-STAMP.md); prints nothing
+  pre-compact, stop    a snapshot of SESSION-STATE.md (memory/.snapshots/EVENT-STAMP.md) when it changed
+                       since the newest snapshot; prints nothing
 templates/claude-code/ holds a Claude Code plugin wiring these four hooks and "memtier mcp";
 "memtier init --claude-code" merges the same into a project's .claude/settings.json and .mcp.json.
 A hook never fails the host's turn: problems go to standard error, the exit code is 0.`,
@@ -85,8 +86,9 @@ A hook never fails the host's turn: problems go to standard error, the exit code
       if (block?.text) result = answer(block.text);
     } else {
       const stamp = localStamp(ctx.clock.now(), ctx.clock.tz).replace(/[^0-9]/g, '').slice(0, 14);
-      const s = await step('wal snapshot', () => saveSnapshot(ctx, `${e}-${stamp}`));
-      if (s) result = { text: '', json: { ok: true, event: e, snapshot: s.rel }, commitSummary: `${e}: snapshot of SESSION-STATE.md` };
+      // after every turn (stop): a new file only when the state moved since the newest snapshot
+      const s = await step('wal snapshot', () => saveSnapshot(ctx, `${e}-${stamp}`, { ifChanged: true }));
+      if (s) result = { text: '', json: { ok: true, event: e, snapshot: s.rel, ...(s.unchanged ? { unchanged: true } : {}) }, ...(s.unchanged ? {} : { commitSummary: `${e}: snapshot of SESSION-STATE.md` }) };
     }
     for (const l of log) ctx.log.warn(l);
     return result;

@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
+import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
@@ -33,17 +34,27 @@ function snapshotName(ctx: Ctx, given: string | undefined): string {
   }
 }
 
-/** Save SESSION-STATE.md as memory/.snapshots/NAME.md (NAME: given, else a stamp). */
-export function saveSnapshot(ctx: Ctx, given: string | undefined): { name: string; rel: string } {
+/**
+ * Save SESSION-STATE.md as memory/.snapshots/NAME.md (NAME: given, else a stamp). With
+ * `ifChanged`, nothing is written when the newest snapshot already holds the same text (a host
+ * hook that snapshots after every turn then adds a file only when the state moved); `unchanged`
+ * names that snapshot.
+ */
+export function saveSnapshot(ctx: Ctx, given: string | undefined, opts: { ifChanged?: boolean } = {}): { name: string; rel: string; unchanged?: string } {
   const name = snapshotName(ctx, given);
   const rel = `${SNAPSHOT_DIR}/${name}.md`;
+  let unchanged: string | undefined;
   openStore(ctx).mutate((tx) => {
     const cur = tx.read(PATHS.sessionState);
     if (cur === undefined) throw new MemtierError('there is no SESSION-STATE.md to snapshot', { code: 'missing', file: PATHS.sessionState, hint: 'write something first, e.g. memtier wal task "…"' });
+    if (opts.ifChanged) {
+      const newest = snapshots(ctx).pop();
+      if (newest && tx.read(`${SNAPSHOT_DIR}/${newest.name}.md`) === cur) { unchanged = newest.name; return; }
+    }
     if (tx.exists(rel)) throw new MemtierError(`a snapshot named "${name}" exists`, { code: 'exists', file: rel, hint: 'choose another name' });
     tx.write(rel, cur, { expected: null });
   });
-  return { name, rel };
+  return unchanged ? { name: unchanged, rel: `${SNAPSHOT_DIR}/${unchanged}.md`, unchanged } : { name, rel };
 }
 
 const CONTEXT_HINT = 'e.g. memtier wal context deadline 2026-06-01, memtier wal context "deadline: 2026-06-01" or memtier wal context "the demo moved to Friday"; a preference: memtier wal context pref "short answers"';
@@ -77,7 +88,7 @@ export const command: CommandSpec = {
   summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore',
   usage: [
     'wal task TEXT', 'wal decide TEXT', 'wal context KEY VALUE', 'wal context "KEY: VALUE" | "FACT"', 'wal pending TEXT', 'wal done TEXT', 'wal blocker TEXT',
-    'wal get', 'wal snapshot [NAME]', 'wal restore [NAME]',
+    'wal get', 'wal snapshot [NAME] [--if-changed]', 'wal restore [NAME]',
   ],
   description: `Write BEFORE you answer. Each write appends a timestamped, typed entry (with a ^id) to
 memory/working-buffer.md and updates SESSION-STATE.md in one locked, crash-safe step. Once the buffer
@@ -92,13 +103,14 @@ pending/done/blocker → [PROJ] pending:/done:/blocker: …
 "done" removes the matching item from Pending (or Blockers). An inline #tag must be in memory/TAGS.md:
 another is refused (exit 2, nothing written) with the closest tags and how to add one.
 Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
-newest, and first snapshots the current state as before-restore-STAMP.`,
+newest, and first snapshots the current state as before-restore-STAMP. snapshot --if-changed writes
+nothing when the newest snapshot already holds the same state (what host hooks use after each turn).`,
   subcommands: {
     task: 'set the current task', decide: 'log a decision or correction', context: 'set a key fact (deadline, preference, …)',
     pending: 'add a pending item', done: 'mark an item done', blocker: 'add a blocker',
     get: 'print SESSION-STATE.md', snapshot: 'save SESSION-STATE.md under a name', restore: 'bring a snapshot back',
   },
-  flags: [],
+  flags: [{ name: 'if-changed', type: 'boolean', description: 'snapshot: only when SESSION-STATE.md differs from the newest snapshot' }],
   examples: ['memtier wal decide "use Postgres, not MySQL: we need JSONB"', 'memtier wal context deadline 2026-06-01', 'memtier wal context pref "short answers, no tables"', 'memtier wal done "ask Ana for the quota"', 'echo "long text" | memtier wal decide -'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const [sub, ...rest] = args.positionals;
@@ -122,7 +134,8 @@ newest, and first snapshots the current state as before-restore-STAMP.`,
       return { text: text || '(SESSION-STATE.md is empty)', json: { ok: true, path: PATHS.sessionState, state: parseSessionState(text).state } };
     }
     if (sub === 'snapshot') {
-      const { name, rel } = saveSnapshot(ctx, rest[0]);
+      const { name, rel, unchanged } = saveSnapshot(ctx, rest[0], { ifChanged: flagBool(args, 'if-changed') });
+      if (unchanged) return { text: args.quiet ? '' : `${PATHS.sessionState} is unchanged since ${rel}; nothing saved`, json: { ok: true, snapshot: name, path: rel, unchanged: true } };
       return { text: `saved ${PATHS.sessionState} as ${rel}`, json: { ok: true, snapshot: name, path: rel } };
     }
     if (sub === 'restore') {

@@ -34,6 +34,8 @@ export interface ServerStatus {
 export interface WatchServer {
   info: WatchInfo;
   status(): ServerStatus;
+  /** Wait until every change made before this call is seen (for a host serving its own tools on the same warm memory). */
+  sync(): Promise<void>;
   /** Stop listening, unwatch, remove the announcement; resolves when done. */
   close(): Promise<void>;
   /** Resolves when the server stopped (close(), or a stop request). */
@@ -190,5 +192,5 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
       void close();
     }
   }, ORPHAN_CHECK_MS);
-  return { info, status, close, closed };
+  return { info, status, sync: () => tree.sync(), close, closed };
 }

@@ -59,16 +59,24 @@ describe('memtier hook claude-code', () => {
     expect(none.stdout).toBe('');
   });
 
-  it('pre-compact and stop: a snapshot of SESSION-STATE.md, no output; a bad input is a usage error', () => {
+  it('pre-compact and stop: a snapshot of SESSION-STATE.md when it moved, no output; a bad input is a usage error', () => {
     const root = memory();
-    for (const [event, name] of [['pre-compact', 'PreCompact'], ['stop', 'Stop']] as const) {
-      const r = hook(root, event, { hook_event_name: name, trigger: 'auto' });
+    const fire = (event: 'pre-compact' | 'stop'): void => {
+      const r = hook(root, event, { hook_event_name: event === 'stop' ? 'Stop' : 'PreCompact', trigger: 'auto' });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
-    }
-    const snaps = readdirSync(join(root, 'memory/.snapshots')).sort();
-    expect(snaps.some((n) => n.startsWith('pre-compact-'))).toBe(true);
+    };
+    fire('pre-compact');
+    fire('stop'); // the state did not move: no second file
+    let snaps = readdirSync(join(root, 'memory/.snapshots')).sort();
+    expect(snaps.length).toBe(1);
+    expect(snaps[0]).toMatch(/^pre-compact-/);
+    expect(runBin(['wal', 'pending', 'ask Ana for the quota'], { cwd: root, env: ENV }).code).toBe(0);
+    fire('stop');
+    snaps = readdirSync(join(root, 'memory/.snapshots')).sort();
+    expect(snaps.length).toBe(2);
     expect(snaps.some((n) => n.startsWith('stop-'))).toBe(true);
+    expect(readFileSync(join(root, 'memory/.snapshots', snaps.find((n) => n.startsWith('stop-'))!), 'utf8')).toContain('ask Ana for the quota');
     expect(readFileSync(join(root, 'memory/.snapshots', snaps[0]!), 'utf8')).toContain('upgrade the broker');
     const bad = runBin(['hook', 'claude-code', 'stop'], { cwd: root, env: ENV, input: 'not json' });
     expect(bad.code).toBe(2);

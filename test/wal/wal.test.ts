@@ -126,6 +126,10 @@ describe('wal', () => {
     expect(r1.code).toBe(0);
     expect(JSON.parse(r1.stdout)).toMatchObject({ ok: true, kind: 'decide', entry: expect.stringMatching(/^- 2026-05-15 14:30 \[DECISION\] use Postgres \^/) });
     expect((await runCli(['wal', 'snapshot', 'before', '--root', root])).code).toBe(0);
+    // --if-changed: nothing new while the state equals the newest snapshot
+    const same = await runCli(['wal', 'snapshot', 'again', '--if-changed', '--root', root, '--json']);
+    expect(JSON.parse(same.stdout)).toMatchObject({ ok: true, unchanged: true, snapshot: 'before' });
+    expect(existsSync(join(root, 'memory/.snapshots/again.md'))).toBe(false);
     await runCli(['wal', 'task', 'new task', '--root', root]);
     const got = JSON.parse((await runCli(['wal', 'get', '--root', root, '--json'])).stdout);
     expect(got.state.currentTask).toBe('new task');
