@@ -1,0 +1,163 @@
+/**
+ * memtier inside the real OpenClaw (npm run test:openclaw; .ci/run runs it): openclaw@2026.9.6 under
+ * Node 24 in a scratch HOME, this package installed as a plugin the way the README says
+ * (`openclaw plugins install <path> --link --force`), selected in plugins.slots.memory, the gateway
+ * on loopback with token auth, and OpenClaw's own tool endpoint (POST /tools/invoke) called: no model,
+ * no API key. Then memtier's cron jobs added to the running gateway, listed back, and one run.
+ *
+ * Skipped unless MEMTIER_OPENCLAW=1 (the install is ~650 MB and takes a minute or two); when the host
+ * cannot be installed the tests say "skipped" with the reason.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installHost, openclawCli, readConfig, startGateway, writeConfig, type Gateway, type OpenClawHost } from '../../lib/bench/openclaw-host.js';
+import { REPO, runCli, tmpTree } from '../helpers.js';
+
+const enabled = process.env.MEMTIER_OPENCLAW === '1';
+let host: OpenClawHost | undefined;
+let gw: Gateway | undefined;
+let skipped = enabled ? '' : 'set MEMTIER_OPENCLAW=1 (npm run test:openclaw) to run memtier inside a real OpenClaw gateway';
+let root = '';
+let home = '';
+
+const text = (r: { body: any }): any => {
+  if (process.env.MEMTIER_OPENCLAW_TRACE) process.stderr.write(`${new Date().toISOString()} ${JSON.stringify(r.body).slice(0, 100)}\n`);
+  expect(r.body.ok, JSON.stringify(r.body).slice(0, 400)).toBe(true);
+  return r.body.result.details;
+};
+
+beforeAll(async () => {
+  if (!enabled) return;
+  try {
+    host = installHost({ log: (m) => process.stderr.write(`openclaw host: ${m}\n`) });
+  } catch (e) {
+    skipped = `OpenClaw ${'2026.9.6'} could not be installed: ${(e as Error).message.split('\n')[0]}`;
+    process.stderr.write(`skipped: ${skipped}\n`);
+    return;
+  }
+  const base = tmpTree();
+  home = join(base, 'home');
+  root = join(base, 'workspace');
+  mkdirSync(home, { recursive: true });
+  expect((await runCli(['init', root])).code).toBe(0);
+  expect((await runCli(['wal', 'decide', '--root', root, 'deploy the web app with Argo CD, not Flux'])).code).toBe(0);
+  writeFileSync(join(root, 'knowledge', 'vendor-notes.md'), '# Vendor notes\n\nThe vendor call moved to Thursday.\n\n数据库迁移到 PostgreSQL 16，负责人是 Ana。\n');
+  // the plugin installed as a user does it; it takes the memory slot
+  openclawCli(host, home, ['plugins', 'install', REPO, '--link', '--force', '--accept-capabilities'], 180_000);
+  const cfg = readConfig(home);
+  expect(cfg.plugins.slots.memory).toBe('memtier');
+  cfg.plugins.entries.memtier.config = { root };
+  cfg.plugins.entries.memtier.hooks = { allowConversationAccess: true };
+  writeConfig(home, cfg);
+  gw = await startGateway(host, home);
+}, 900_000);
+
+afterAll(async () => {
+  await gw?.stop();
+}, 60_000);
+
+describe('memtier inside a real OpenClaw gateway', () => {
+  it('memory_search through /tools/invoke is memtier\'s: a knowledge/ entry, a Chinese query, a line citation', async (t) => {
+    if (!gw) return t.skip(skipped);
+    const zh = text(await gw.invoke('memory_search', { query: '数据库迁移 负责人' }));
+    expect(zh.provider).toBe('memtier');
+    expect(zh.results[0]).toMatchObject({ path: 'knowledge/vendor-notes.md', source: 'memory' });
+    expect(zh.results[0].snippet).toContain('PostgreSQL 16');
+    expect(zh.results[0].citation).toMatch(/^knowledge\/vendor-notes\.md#L\d+(-L\d+)?$/);
+    const en = text(await gw.invoke('memory_search', { query: 'which tool deploys the web app?' }));
+    expect(en.results[0].snippet).toContain('Argo CD');
+    expect(en.results[0].citation).toMatch(/#L\d+/);
+  });
+
+  it('memory_get on the cited path returns the lines', async (t) => {
+    if (!gw) return t.skip(skipped);
+    const hit = text(await gw.invoke('memory_search', { query: 'vendor call Thursday' })).results[0];
+    const got = text(await gw.invoke('memory_get', { path: hit.path, from: hit.startLine, lines: hit.endLine - hit.startLine + 1 }));
+    expect(got).toMatchObject({ status: 'ok', path: 'knowledge/vendor-notes.md', from: hit.startLine });
+    expect(got.text).toContain('Thursday');
+    const esc = text(await gw.invoke('memory_get', { path: '../../etc/passwd' }));
+    expect(esc.status).toBe('error');
+  });
+
+  it('sees a hand edit made just before the call, and writes through the WAL', async (t) => {
+    if (!gw) return t.skip(skipped);
+    appendFileSync(join(root, 'knowledge', 'vendor-notes.md'), '\nThe quarterly budget review is owned by Marguerite.\n');
+    const r = text(await gw.invoke('memory_search', { query: 'Marguerite quarterly budget' }));
+    expect(r.results[0].snippet).toContain('Marguerite');
+    const w = text(await gw.invoke('memory_wal', { verb: 'decide', text: 'move the cache to Valkey' }));
+    expect(w).toMatchObject({ ok: true, kind: 'decide' });
+    expect(text(await gw.invoke('memory_search', { query: 'Valkey cache' })).results[0].snippet).toContain('Valkey');
+    const secret = text(await gw.invoke('memory_write', { text: 'deploy key ghp_abcdefghijklmnopqrstuvwxyz0123456789', type: 'TECH' }));
+    expect(secret.ok).toBe(false);
+    expect(JSON.stringify(secret)).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+  });
+
+  it('serves memtier watch from the gateway for the agent\'s CLI calls', async (t) => {
+    if (!gw) return t.skip(skipped);
+    const st = await runCli(['watch', '--status', '--root', root, '--json']);
+    expect(st.code, st.stderr).toBe(0);
+    const s = JSON.parse(st.stdout);
+    expect(s).toMatchObject({ running: true, root });
+    expect(s.pid).not.toBe(process.pid);
+  });
+
+  it('memtier cron --openclaw: the command jobs go into the running gateway, list back, and one runs memtier', async (t) => {
+    if (!gw || !host) return t.skip(skipped);
+    const cron = await runCli(['cron', '--openclaw', '--root', root, '--json']);
+    expect(cron.code, cron.stderr).toBe(0);
+    const plan = JSON.parse(cron.stdout) as { commands: string[]; kinds: string[] };
+    for (const [i, cmd] of plan.commands.entries()) {
+      if (plan.kinds[i] !== 'command') continue;
+      // the printed command, run by a shell as a user pastes it, against this gateway
+      const args = shellWords(cmd).slice(1);
+      gw.cli(args, 60_000);
+    }
+    const list = JSON.parse(gw.cli(['cron', 'list', '--json'], 60_000)) as { jobs: { id: string; name: string; payload?: { kind?: string } }[] };
+    const names = list.jobs.map((j) => j.name).filter((n) => n.startsWith('memtier-')).sort();
+    expect(names).toEqual(['memtier-consolidate', 'memtier-dream', 'memtier-review']);
+    const job = list.jobs.find((j) => j.name === 'memtier-consolidate')!;
+    gw.cli(['cron', 'run', job.id], 60_000);
+    let status = '';
+    for (let i = 0; i < 60 && !status; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const runs = JSON.parse(gw.cli(['cron', 'runs', '--id', job.id, '--json'], 60_000)) as { entries: { action: string; status: string; summary?: string }[] };
+      const done = runs.entries.find((e) => e.action === 'finished');
+      if (done) {
+        status = done.status;
+        expect(done.summary).toMatch(/consolidate:/);
+      }
+    }
+    expect(status).toBe('ok');
+  }, 180_000);
+});
+
+/** The words of a POSIX shell command as `memtier cron` prints it (single quotes, '\'' and line continuations). */
+function shellWords(cmd: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let has = false;
+  for (let i = 0; i < cmd.length; i++) {
+    const c = cmd[i]!;
+    if (c === "'") {
+      const end = cmd.indexOf("'", i + 1);
+      cur += cmd.slice(i + 1, end);
+      has = true;
+      i = end;
+    } else if (c === '\\' && cmd[i + 1] === '\n') {
+      i++;
+    } else if (c === '\\') {
+      cur += cmd[++i] ?? '';
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) words.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (has) words.push(cur);
+  return words;
+}
