@@ -101,7 +101,7 @@ export function openclawCli(host: OpenClawHost, home: string, args: string[], ti
  * Start `openclaw gateway run` on loopback with token auth, with `home`'s config; resolves once
  * /tools/invoke answers (or rejects after `readyMs`, with the gateway's log).
  */
-export async function startGateway(host: OpenClawHost, home: string, opts: { readyMs?: number; probeTool?: string } = {}): Promise<Gateway> {
+export async function startGateway(host: OpenClawHost, home: string, opts: { readyMs?: number; probeTool?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Gateway> {
   const port = await freePort();
   const token = `memtier-test-${process.pid}-${port}`;
   const cfg = readConfig(home);
@@ -109,7 +109,7 @@ export async function startGateway(host: OpenClawHost, home: string, opts: { rea
   writeConfig(home, cfg);
   let out = '';
   const child: ChildProcess = spawn(join(host.nodeBin, 'node'), [host.openclaw, 'gateway', 'run', '--port', String(port), '--bind', 'loopback', '--allow-unconfigured'], {
-    env: hostEnv(host, home), cwd: home, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...hostEnv(host, home), ...opts.env }, cwd: home, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => { out += d.toString('utf8'); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString('utf8'); });
