@@ -3,7 +3,8 @@
  * input (JSON on standard input, as Claude Code sends it) and prints what the host expects back:
  *
  *   session-start        boot (what to reload) as added context; starts `memtier watch` when none runs
- *   user-prompt-submit   the recall block for the prompt as added context (nothing when nothing is relevant)
+ *   user-prompt-submit   the recall block for the prompt as added context (nothing when nothing is relevant),
+ *                        answered by the memory's memtier watch when one runs (warm), else here
  *   pre-compact, stop    a WAL snapshot of SESSION-STATE.md (the state survives what comes next)
  *
  * Each step is the code of the memtier command of the same job (boot, recall, wal snapshot, watch
@@ -19,6 +20,7 @@ import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { recall } from '../search/recall.js';
+import { delegate } from '../watch/client.js';
 import { boot } from './boot.js';
 import { saveSnapshot } from './wal.js';
 
@@ -40,7 +42,8 @@ export const command: CommandSpec = {
                        (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer); also starts
                        "memtier watch --detach" when none runs (--no-watch: not)
   user-prompt-submit   {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": RECALL}}
-                       for the input's "prompt"; prints nothing when nothing is relevant
+                       for the input's "prompt" (through memtier watch when it runs); prints nothing
+                       when nothing is relevant
   pre-compact, stop    a snapshot of SESSION-STATE.md (memory/.snapshots/EVENT-STAMP.md) when it changed
                        since the newest snapshot; prints nothing
 templates/claude-code/ holds a Claude Code plugin wiring these four hooks and "memtier mcp";
@@ -82,8 +85,12 @@ A hook never fails the host's turn: problems go to standard error, the exit code
       if (b) result = answer(b.text);
     } else if (e === 'user-prompt-submit') {
       const prompt = (input.prompt ?? '').trim();
-      const block = prompt ? await step('recall', () => recall(ctx, prompt)) : undefined;
-      if (block?.text) result = answer(block.text);
+      // warm when the session's memtier watch runs (started at session-start), else in this process
+      const served = prompt ? await step('recall through memtier watch', () => delegate('recall', ['recall', '--query', prompt, '--root', ctx.root, '--json'], ctx.env, ctx.cwd)) : undefined;
+      let text: string | undefined;
+      if (served?.code === 0) { try { text = String((JSON.parse(served.out) as { text?: string }).text ?? ''); } catch { /* run it here */ } }
+      if (text === undefined && prompt) text = (await step('recall', () => recall(ctx, prompt)))?.text;
+      if (text) result = answer(text);
     } else {
       const stamp = localStamp(ctx.clock.now(), ctx.clock.tz).replace(/[^0-9]/g, '').slice(0, 14);
       // after every turn (stop): a new file only when the state moved since the newest snapshot

@@ -20,8 +20,8 @@ function memory(): string {
 }
 
 /** Run a hook in the project folder (Claude Code's working directory) with its input on stdin. */
-const hook = (root: string, event: string, input: object, extra: string[] = []) =>
-  runBin(['hook', 'claude-code', event, ...extra], { cwd: root, env: ENV, input: JSON.stringify({ session_id: 'abc123', transcript_path: '/tmp/t.jsonl', cwd: root, ...input }) });
+const hook = (root: string, event: string, input: object, extra: string[] = [], env: NodeJS.ProcessEnv = ENV) =>
+  runBin(['hook', 'claude-code', event, ...extra], { cwd: root, env, input: JSON.stringify({ session_id: 'abc123', transcript_path: '/tmp/t.jsonl', cwd: root, ...input }) });
 
 describe('memtier hook claude-code', () => {
   it('session-start: boot as added context (found from the project folder)', () => {
@@ -34,7 +34,7 @@ describe('memtier hook claude-code', () => {
     expect(out.hookSpecificOutput.additionalContext).toContain('upgrade the broker');
   });
 
-  it('session-start without --no-watch starts memtier watch in the background', async () => {
+  it('session-start without --no-watch starts memtier watch in the background; user-prompt-submit is then answered by it', async () => {
     const root = memory();
     const r = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup' });
     expect(r.code, r.stderr).toBe(0);
@@ -44,6 +44,12 @@ describe('memtier hook claude-code', () => {
       if (!running) await new Promise((res) => setTimeout(res, 100));
     }
     expect(running).toBe(true);
+    const served = (): number => JSON.parse(runBin(['watch', '--status', '--root', root, '--json'], { env: ENV }).stdout).requests as number;
+    const before = served();
+    const p = hook(root, 'user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'which port does the broker use?' }, [], { MEMTIER_GIT: 'off' });
+    expect(p.code, p.stderr).toBe(0);
+    expect(JSON.parse(p.stdout).hookSpecificOutput.additionalContext).toMatch(/port 7001/);
+    expect(served()).toBe(before + 1);
     expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
   });
 
