@@ -4,12 +4,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
+import { findBin } from '../core/bin.js';
+import { shq } from '../lifecycle/cron.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { PATHS } from '../format/layout.js';
 import { usedTags } from '../health/checks/tag-vocabulary.js';
@@ -274,7 +276,13 @@ it set up: every memory path in a new repository, only the files init created in
       openclaw = { skill: rel, written };
       const same = !written && readFileSync(join(root, rel), 'utf8') === skill;
       lines.push(written ? `openclaw: installed the skill as ${rel}` : same ? `openclaw: ${rel} is already memtier's skill` : `openclaw: ${rel} exists and differs from memtier's; kept (compare with templates/openclaw/SKILL.md)`);
-      lines.push(`openclaw: schedule the upkeep in the gateway with the commands "memtier cron --openclaw${root === ctx.root ? '' : ` --root ${root}`}" prints`);
+      const pkgDir = dirname(dirname(findBin() ?? join('memtier', 'bin', 'memtier.js')));
+      lines.push(
+        `openclaw: make memtier the memory plugin (memory_search/memory_get, boot and snapshots in the gateway):`,
+        `  openclaw plugins install ${shq(pkgDir)} --link --force --accept-capabilities`,
+        `  then set plugins.entries.memtier.config.root to ${shq(root)} and plugins.entries.memtier.hooks.allowConversationAccess to true in ~/.openclaw/openclaw.json (README: "OpenClaw: memtier as the memory plugin")`,
+        `openclaw: schedule the upkeep in the gateway with the commands "memtier cron --openclaw${root === ctx.root ? '' : ` --root ${root}`}" prints`,
+      );
     }
     let codex: { configToml: string; agentsMd: string } | undefined;
     if (flagBool(args, 'codex')) {
