@@ -38,6 +38,7 @@ export const registry: RegistryEntry[] = [
   { name: 'adopt', group: 'Memory', summary: 'move OpenClaw daily files into memory/episodic/; list untyped notes', load: lazy('adopt') },
   { name: 'wal', group: 'Memory', summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore', load: lazy('wal') },
   { name: 'add', group: 'Memory', summary: "append a typed entry to today's episodic file", load: lazy('add') },
+  { name: 'extract', group: 'Memory', summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them', load: lazy('extract') },
   { name: 'rotate', group: 'Memory', summary: "move the working buffer into today's episodic file", load: lazy('rotate') },
   { name: 'close-day', group: 'Memory', summary: 'write the closure block of a day from its entries', load: lazy('close-day') },
   { name: 'boot', group: 'Memory', summary: 'print what to reload after compaction or restart', load: lazy('boot') },

@@ -1,9 +1,7 @@
 /**
  * `memtier recall`: the budgeted memory block an agent host prepends to the prompt.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { readStdin } from '../cli/stdin.js';
+import { readMessages } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
@@ -55,20 +53,9 @@ export const command: CommandSpec = {
       else throw new UsageError('recall needs --query TEXT or --messages FILE', 'e.g. memtier recall --query "deploy billing"');
     }
     if (file !== undefined) {
-      let raw: string;
-      try {
-        raw = file === '-' ? await readStdin(io) : readFileSync(resolve(ctx.cwd, file), 'utf8');
-      } catch (e) {
-        throw new MemtierError(`cannot read --messages ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'give a JSON file holding a list of {role, content} objects', cause: e });
-      }
-      let msgs: unknown;
-      try { msgs = JSON.parse(raw); } catch (e) {
-        throw new MemtierError(`--messages ${file} is not valid JSON: ${(e as Error).message}`, { code: 'usage', file, hint: 'expected a JSON list such as [{"role":"user","content":"…"}]', cause: e });
-      }
-      const list = Array.isArray(msgs) ? msgs : msgs && typeof msgs === 'object' && Array.isArray((msgs as { messages?: unknown }).messages) ? (msgs as { messages: unknown[] }).messages : undefined;
-      if (!list) throw new MemtierError(`--messages ${file} is not a list of messages`, { code: 'usage', file, hint: 'expected [{"role":"user","content":"…"}, …] (or {"messages": [...]})' });
+      const list = await readMessages(io, ctx.cwd, file);
       const mode = (flagString(args, 'query-mode') ?? 'recent') as 'message' | 'recent' | 'full';
-      const fromMsgs = queryFromMessages(list as { role: string; content: unknown }[], mode);
+      const fromMsgs = queryFromMessages(list, mode);
       query = [query, fromMsgs].filter(Boolean).join('\n');
     }
     const used = flagNumber(args, 'context-used') ?? 0;

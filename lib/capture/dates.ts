@@ -1,0 +1,71 @@
+/**
+ * Relative dates in conversation text made absolute against the clock, for captured entries:
+ * "by Friday" → "by Friday (2026-05-22)", "下周五之前" → "下周五 (2026-05-29) 之前". Forward-looking
+ * (a deadline says when something is due): a bare weekday is its next occurrence, "next Friday"
+ * the Friday of next week. Past phrases (yesterday, last Monday, 昨天, 上周二) resolve too.
+ */
+import { addDays, localDate } from '../core/clock.js';
+
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const ZH_DAY: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
+const weekday = (date: string): number => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday = 0
+const lastOfMonth = (date: string): string => {
+  const [y, m] = [Number(date.slice(0, 4)), Number(date.slice(5, 7))];
+  return `${y}-${String(m).padStart(2, '0')}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}`;
+};
+
+interface Rule { re: RegExp; at(m: RegExpExecArray, today: string): string | undefined }
+
+const weekStart = (today: string): string => addDays(today, -weekday(today));
+const NUM_ZH: Record<string, number> = { 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
+const num = (s: string): number => NUM_ZH[s] ?? Number(s);
+
+const RULES: Rule[] = [
+  { re: /\bday after tomorrow\b/gi, at: (_m, t) => addDays(t, 2) },
+  { re: /\btomorrow\b/gi, at: (_m, t) => addDays(t, 1) },
+  { re: /\btoday\b|\btonight\b/gi, at: (_m, t) => t },
+  { re: /\byesterday\b/gi, at: (_m, t) => addDays(t, -1) },
+  { re: /\bnext week\b/gi, at: (_m, t) => addDays(weekStart(t), 7) },
+  { re: /\b(?:the )?end of (?:the |this )?month\b/gi, at: (_m, t) => lastOfMonth(t) },
+  { re: /\b(?:the )?end of (?:the |this )?week\b/gi, at: (_m, t) => addDays(weekStart(t), 4) },
+  { re: /\bin (\d{1,2}) days?\b/gi, at: (m, t) => addDays(t, Number(m[1])) },
+  { re: /\bin (\d{1,2}) weeks?\b/gi, at: (m, t) => addDays(t, 7 * Number(m[1])) },
+  { re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
+  { re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekday(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
+  { re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { re: /大后天/g, at: (_m, t) => addDays(t, 3) },
+  { re: /后天/g, at: (_m, t) => addDays(t, 2) },
+  { re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },
+  { re: /今天|今晚|今日/g, at: (_m, t) => t },
+  { re: /昨天/g, at: (_m, t) => addDays(t, -1) },
+  { re: /下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), 7 + ZH_DAY[m[1]!]!) },
+  { re: /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), -7 + ZH_DAY[m[1]!]!) },
+  { re: /(?:本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), ZH_DAY[m[1]!]!) },
+  { re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { re: /下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])/g, at: (_m, t) => addDays(weekStart(t), 7) },
+  { re: /月底/g, at: (_m, t) => lastOfMonth(t) },
+  { re: /([0-9一两二三四五六七八九十]{1,2})\s*天(?:之)?后/g, at: (m, t) => addDays(t, num(m[1]!)) },
+];
+
+/** `text` with each relative date followed by its day, " (YYYY-MM-DD)"; the days found. */
+export function absoluteDates(text: string, now: Date, tz: string): { text: string; dates: string[] } {
+  const today = localDate(now, tz);
+  const spans: { start: number; end: number; date: string }[] = [];
+  for (const r of RULES) {
+    r.re.lastIndex = 0;
+    for (let m = r.re.exec(text); m; m = r.re.exec(text)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (spans.some((s) => start < s.end && end > s.start)) continue;
+      // already followed by a date: nothing to add
+      if (/^\s*\(?\d{4}-\d{2}-\d{2}/.test(text.slice(end))) continue;
+      const date = r.at(m, today);
+      if (date) spans.push({ start, end, date });
+    }
+  }
+  spans.sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const s of spans) out = `${out.slice(0, s.end)} (${s.date})${out.slice(s.end)}`;
+  const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
+  return { text: out, dates: [...new Set([...spans.map((s) => s.date).reverse(), ...explicit])] };
+}

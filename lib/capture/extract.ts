@@ -1,0 +1,149 @@
+/**
+ * Extraction (seed 002, keyword mode): conversation text → proposed typed entries, with no model
+ * call. Each sentence goes through, in order:
+ *
+ *   private      a "don't remember" marker: this sentence and the next are never proposed
+ *   secret       a credential (the store's secret table)
+ *   noise        greetings, thanks, acknowledgements, transient chatter
+ *   question     a question is not a fact
+ *   speculation  might, maybe, 可能, 也许 …
+ *   short        under 10 characters (a CJK character counts as two)
+ *   type rules   lib/capture/rules.ts, first match wins → a proposal; none → "no-rule"
+ *
+ * A proposal's text has its relative dates made absolute against the clock, its tags come from
+ * memory/TAGS.md only, and its home is the type's canonical file. What is left out for privacy
+ * (private, secret) is reported by reason and position only: its text is never in the result.
+ */
+import { CANONICAL_HOME, type EntryType } from '../format/entry.js';
+import { scanSecrets } from '../store/guards/secrets.js';
+import { absoluteDates } from './dates.js';
+import { NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from './rules.js';
+
+export interface Message { role: string; content: string }
+
+export interface Position {
+  /** 0-based index of the message in the input. */
+  message: number;
+  /** 0-based index of the sentence in that message. */
+  sentence: number;
+}
+
+export interface Proposal extends Position {
+  type: EntryType;
+  /** The sentence as it will be written (relative dates made absolute). */
+  text: string;
+  tags: string[];
+  /** The type's canonical home (FORMAT.md). */
+  home: string;
+  /** The rule that fired (lib/capture/rules.ts). */
+  rule: string;
+  /** Days named in the sentence, absolute. */
+  dates: string[];
+}
+
+export type SkipReason = 'private' | 'secret' | 'noise' | 'question' | 'speculation' | 'short' | 'no-rule' | 'repeated';
+
+export interface Skip extends Position {
+  reason: SkipReason;
+  /** The sentence; absent for privacy skips (private, secret), which are never echoed. */
+  text?: string;
+  /** For a secret: the rule of the secret table (never the value). */
+  rule?: string;
+}
+
+export interface Extraction { proposals: Proposal[]; skipped: Skip[] }
+
+export interface ExtractOptions {
+  now: Date;
+  tz: string;
+  /** memory/TAGS.md's vocabulary (lower-case); no tags when empty. */
+  vocabulary?: Set<string>;
+  /** Roles whose messages are read (default: user). */
+  roles?: string[];
+}
+
+export const MIN_CHARS = 10;
+
+/** Display width: a CJK character counts as two. */
+export function width(s: string): number {
+  let w = 0;
+  for (const ch of s) w += /[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/.test(ch) ? 2 : 1;
+  return w;
+}
+
+/** The sentences of a message: split at line ends and sentence ends (., !, ?, ;, 。, ！, ？, ；). */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const rawLine of text.replace(/\r\n?/g, '\n').split('\n')) {
+    const line = rawLine.replace(/^\s*(?:[-*+•]|\d+[.)])\s+/, '').replace(/^#+\s+/, '').trim();
+    if (!line) continue;
+    // a sentence end: ". " / "! " / "? " / "; " before more text, or a CJK end mark anywhere
+    const parts = line.split(/(?<=[.!?;](?=\s+\S))\s+|(?<=[。！？；])/u);
+    for (const p of parts) {
+      const s = p.trim();
+      if (s) out.push(s);
+    }
+  }
+  return out;
+}
+
+const clean = (s: string): string => s.replace(/\s+/g, ' ').replace(/^(?:so|ok(?:ay)?|well|um+|uh+|also|and|btw|by the way|oh)[,\s]+/i, '').replace(/^[,，\s]+/, '').trim();
+
+const tagMatchers = new WeakMap<Set<string>, { tag: string; test: (lower: string) => boolean }[]>();
+
+/** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3. */
+export function tagsIn(text: string, vocabulary: Set<string> | undefined): string[] {
+  if (!vocabulary?.size) return [];
+  let matchers = tagMatchers.get(vocabulary);
+  if (!matchers) {
+    matchers = [...vocabulary].filter((t) => t.length >= 2 && t !== 'friction').map((tag) => {
+      if (/[\u3000-\u9fff]/.test(tag)) return { tag, test: (l: string) => l.includes(tag) };
+      const re = new RegExp(`(?<![\\p{L}\\p{N}])${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u');
+      return { tag, test: (l: string) => re.test(l) };
+    });
+    tagMatchers.set(vocabulary, matchers);
+  }
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  for (const m of matchers) {
+    if (m.test(lower)) out.push(m.tag);
+    if (out.length === 3) break;
+  }
+  return out;
+}
+
+export function extract(messages: Message[], o: ExtractOptions): Extraction {
+  const roles = new Set((o.roles ?? ['user']).map((r) => r.toLowerCase()));
+  const proposals: Proposal[] = [];
+  const skipped: Skip[] = [];
+  const seen = new Set<string>();
+  let privateNext = false;
+  messages.forEach((msg, mi) => {
+    if (!roles.has(String(msg.role).toLowerCase())) return;
+    sentences(String(msg.content ?? '')).forEach((raw, si) => {
+      const pos = { message: mi, sentence: si };
+      const marked = PRIVATE_MARKERS.some((re) => re.test(raw));
+      if (marked || privateNext) {
+        skipped.push({ ...pos, reason: 'private' });
+        privateNext = marked;
+        return;
+      }
+      const secret = scanSecrets(raw)[0];
+      if (secret) { skipped.push({ ...pos, reason: 'secret', rule: secret.rule }); return; }
+      const text = clean(raw);
+      const skip = (reason: SkipReason): void => { skipped.push({ ...pos, reason, text }); };
+      if (NOISE.some((re) => re.test(text))) return skip('noise');
+      if (QUESTION.some((re) => re.test(text))) return skip('question');
+      if (SPECULATION.some((re) => re.test(text))) return skip('speculation');
+      if (width(text) < MIN_CHARS) return skip('short');
+      const rule = TYPE_RULES.find((r) => r.re.test(text));
+      if (!rule) return skip('no-rule');
+      const key = text.toLowerCase().replace(/[\s\p{P}]+/gu, '');
+      if (seen.has(key)) return skip('repeated');
+      seen.add(key);
+      const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz);
+      proposals.push({ ...pos, type: rule.type, text: abs.text, tags: tagsIn(text, o.vocabulary), home: CANONICAL_HOME[rule.type], rule: rule.id, dates: abs.dates });
+    });
+  });
+  return { proposals, skipped };
+}

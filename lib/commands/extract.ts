@@ -1,0 +1,100 @@
+/**
+ * `memtier extract`: typed memories proposed from conversation text by keyword rules (seed 002's
+ * auto mode, English and Chinese, no model call); `--apply` writes them through selective capture.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
+import { flagBool, flagList, flagString } from '../cli/spec.js';
+import { readMessages, readStdin } from '../cli/stdin.js';
+import type { Ctx } from '../core/context.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { capture, type Captured } from '../capture/capture.js';
+import { extract, type Message, type Skip } from '../capture/extract.js';
+import { PATHS } from '../format/layout.js';
+import { parseVocabulary } from '../health/vocabulary.js';
+import { readMemoryFile } from '../store/store.js';
+
+const where = (p: { message: number; sentence: number }, many: boolean): string => (many ? `message ${p.message + 1}, sentence ${p.sentence + 1}` : `sentence ${p.sentence + 1}`);
+
+function skipLine(s: Skip, many: boolean): string {
+  const at = where(s, many);
+  if (s.reason === 'private') return `  left out (${at}): asked not to be kept`;
+  if (s.reason === 'secret') return `  left out (${at}): a credential (${s.rule})`;
+  return `  skipped (${at}, ${s.reason}): ${s.text}`;
+}
+
+export const command: CommandSpec = {
+  name: 'extract',
+  summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them',
+  usage: ['extract [--auto] TEXT [--apply] [--explain]', 'extract --file F [--apply]', 'extract --messages F|- [--roles user,assistant] [--apply]'],
+  description: `Finds preferences and standing instructions (PREF), decisions (DECISION), lessons and
+corrections (LESSON), deadlines and dated events (EVENT), people and roles (PEOPLE), tools, versions,
+hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and Chinese, by keyword
+rules (lib/capture/rules.ts): "I prefer", "let's go with", "we decided", "from now on", "never
+again", "不要用", "以后", "决定", "下周五之前", "负责", …. Each proposal has its type, its text with
+relative dates made absolute ("next Friday (2026-05-22)"), tags from memory/TAGS.md only, its
+canonical home and the rule that fired.
+
+Never proposed: credentials; speculation (might, maybe, 可能, 也许); questions; greetings, thanks and
+chatter; sentences under 10 characters (a CJK character counts two); and anything the text asks
+not to keep ("don't remember this", "off the record", "别记", "不用记") together with the sentence
+after it. What is left out for privacy is reported by position only, never echoed.
+
+--apply writes the proposals through selective capture: one that says what a live entry of the
+same type already says (similarity ≥ 0.85) refreshes that entry instead of adding a line; the rest
+become typed entries of today's log, in one crash-safe write. Without --apply nothing is written.
+--messages takes [{role, content}] (user turns by default; --roles user,assistant).`,
+  flags: [
+    { name: 'auto', type: 'boolean', description: 'keyword mode (the default, and the only one)' },
+    { name: 'file', type: 'string', value: 'F', description: 'read the text from a file' },
+    { name: 'messages', type: 'string', value: 'F', description: 'a JSON list of {role, content} ("-": standard input)' },
+    { name: 'roles', type: 'list', value: 'R,R', description: 'the roles whose messages are read (with --messages)', default: 'user' },
+    { name: 'apply', type: 'boolean', description: 'write the proposals (selective capture)' },
+    { name: 'explain', type: 'boolean', description: 'also list every skipped sentence and why' },
+  ],
+  examples: ['memtier extract "we decided to use Postgres 16; I prefer short answers"', 'memtier extract --messages session.json --apply', 'echo "以后回复都用中文。下周五之前把合同发给法务。" | memtier extract - --json'],
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const file = flagString(args, 'file');
+    const messagesFile = flagString(args, 'messages');
+    if ([file !== undefined, messagesFile !== undefined, args.positionals.length > 0].filter(Boolean).length !== 1) {
+      throw new UsageError('extract needs one input: TEXT, --file F or --messages F', 'e.g. memtier extract "we decided to use Postgres"');
+    }
+    let messages: Message[];
+    let roles = flagList(args, 'roles') ?? ['user'];
+    if (messagesFile !== undefined) {
+      messages = (await readMessages(io, ctx.cwd, messagesFile)).map((m) => ({ role: String(m?.role ?? ''), content: typeof m?.content === 'string' ? m.content : Array.isArray(m?.content) ? (m.content as { text?: string }[]).map((c) => c?.text ?? '').join('\n') : '' }));
+    } else {
+      let text: string;
+      if (file !== undefined) {
+        try { text = readFileSync(resolve(ctx.cwd, file), 'utf8'); } catch (e) {
+          throw new MemtierError(`cannot read --file ${file}: ${(e as Error).message}`, { code: 'usage', file, cause: e });
+        }
+      } else text = args.positionals.length === 1 && args.positionals[0] === '-' ? await readStdin(io) : args.positionals.join(' ');
+      messages = [{ role: 'user', content: text }];
+      roles = ['user'];
+    }
+    const vocabulary = (() => { const t = readMemoryFile(ctx.root, PATHS.tags); return t === undefined ? undefined : parseVocabulary(t); })();
+    const ex = extract(messages, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary, roles });
+    const apply = flagBool(args, 'apply');
+    const results: Captured[] = apply ? await capture(ctx, ex.proposals) : ex.proposals;
+    const many = messages.length > 1;
+    const lines: string[] = [];
+    for (const p of results) {
+      const tags = p.tags.length ? ` ${p.tags.map((t) => `#${t}`).join(' ')}` : '';
+      const what = p.added ? `added ^${p.added.id} to ${p.added.path}:${p.added.line}` : p.duplicateOf ? `already in memory (${p.duplicateOf}): refreshed, not added` : `→ ${p.home}`;
+      lines.push(`[${p.type}] ${p.text}${tags}  (${p.rule}; ${where(p, many)}) ${what}`);
+    }
+    if (!results.length) lines.push('nothing to keep in this text');
+    const privacy = ex.skipped.filter((s) => s.reason === 'private' || s.reason === 'secret');
+    if (flagBool(args, 'explain')) lines.push(...ex.skipped.map((s) => skipLine(s, many)));
+    else if (privacy.length) lines.push(`left out for privacy: ${privacy.length} sentence${privacy.length === 1 ? '' : 's'} (never echoed; --explain says where)`);
+    if (!apply && results.length) lines.push('(nothing written: --apply writes these)');
+    const added = results.filter((p) => p.added).length;
+    return {
+      text: lines.join('\n'),
+      json: { ok: true, applied: apply, proposals: results, skipped: ex.skipped },
+      ...(added ? { commitSummary: `extract: ${added} entr${added === 1 ? 'y' : 'ies'} captured` } : {}),
+    };
+  },
+};
