@@ -14,7 +14,7 @@ const lastOfMonth = (date: string): string => {
   return `${y}-${String(m).padStart(2, '0')}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}`;
 };
 
-interface Rule { re: RegExp; at(m: RegExpExecArray, today: string): string | undefined }
+interface Rule { re: RegExp; at(m: RegExpExecArray, today: string): string | undefined; bare?: boolean }
 
 const weekStart = (today: string): string => addDays(today, -weekday(today));
 const NUM_ZH: Record<string, number> = { 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
@@ -32,7 +32,7 @@ const RULES: Rule[] = [
   { re: /\bin (\d{1,2}) weeks?\b/gi, at: (m, t) => addDays(t, 7 * Number(m[1])) },
   { re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
   { re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekday(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
-  { re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { bare: true, re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
   { re: /大后天/g, at: (_m, t) => addDays(t, 3) },
   { re: /后天/g, at: (_m, t) => addDays(t, 2) },
   { re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },
@@ -41,17 +41,22 @@ const RULES: Rule[] = [
   { re: /下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), 7 + ZH_DAY[m[1]!]!) },
   { re: /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), -7 + ZH_DAY[m[1]!]!) },
   { re: /(?:本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), ZH_DAY[m[1]!]!) },
-  { re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { bare: true, re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
   { re: /下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])/g, at: (_m, t) => addDays(weekStart(t), 7) },
   { re: /月底/g, at: (_m, t) => lastOfMonth(t) },
   { re: /([0-9一两二三四五六七八九十]{1,2})\s*天(?:之)?后/g, at: (m, t) => addDays(t, num(m[1]!)) },
 ];
 
-/** `text` with each relative date followed by its day, " (YYYY-MM-DD)"; the days found. */
-export function absoluteDates(text: string, now: Date, tz: string): { text: string; dates: string[] } {
+/**
+ * `text` with each relative date followed by its day, " (YYYY-MM-DD)"; the days found. A bare
+ * weekday ("on Friday", "周五") is a date only where the text is about an event or a deadline
+ * (`bareWeekdays`): "never deploy on Friday afternoons" names a habit, not a day.
+ */
+export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean } = {}): { text: string; dates: string[] } {
   const today = localDate(now, tz);
   const spans: { start: number; end: number; date: string }[] = [];
   for (const r of RULES) {
+    if (r.bare && opts.bareWeekdays === false) continue;
     r.re.lastIndex = 0;
     for (let m = r.re.exec(text); m; m = r.re.exec(text)) {
       const start = m.index;

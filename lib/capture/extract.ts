@@ -89,25 +89,23 @@ export function sentences(text: string): string[] {
 
 const clean = (s: string): string => s.replace(/\s+/g, ' ').replace(/^(?:so|ok(?:ay)?|well|um+|uh+|also|and|btw|by the way|oh)[,\s]+/i, '').replace(/^[,，\s]+/, '').trim();
 
-const tagMatchers = new WeakMap<Set<string>, { tag: string; test: (lower: string) => boolean }[]>();
+const latinTags = new WeakMap<Set<string>, { latin: Set<string>; cjk: string[] }>();
 
-/** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3. */
+/** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3, in the vocabulary's order. */
 export function tagsIn(text: string, vocabulary: Set<string> | undefined): string[] {
   if (!vocabulary?.size) return [];
-  let matchers = tagMatchers.get(vocabulary);
-  if (!matchers) {
-    matchers = [...vocabulary].filter((t) => t.length >= 2 && t !== 'friction').map((tag) => {
-      if (/[\u3000-\u9fff]/.test(tag)) return { tag, test: (l: string) => l.includes(tag) };
-      const re = new RegExp(`(?<![\\p{L}\\p{N}])${tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u');
-      return { tag, test: (l: string) => re.test(l) };
-    });
-    tagMatchers.set(vocabulary, matchers);
+  let v = latinTags.get(vocabulary);
+  if (!v) {
+    const usable = [...vocabulary].filter((t) => t.length >= 2 && t !== 'friction');
+    v = { latin: new Set(usable.filter((t) => !/[\u3000-\u9fff]/.test(t))), cjk: usable.filter((t) => /[\u3000-\u9fff]/.test(t)) };
+    latinTags.set(vocabulary, v);
   }
   const lower = text.toLowerCase();
+  const words = new Set(lower.match(/[\p{L}\p{N}][\p{L}\p{N}_/-]*/gu) ?? []);
   const out: string[] = [];
-  for (const m of matchers) {
-    if (m.test(lower)) out.push(m.tag);
+  for (const t of vocabulary) {
     if (out.length === 3) break;
+    if (v.latin.has(t) ? words.has(t) : v.cjk.includes(t) && lower.includes(t)) out.push(t);
   }
   return out;
 }
@@ -141,7 +139,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       const key = text.toLowerCase().replace(/[\s\p{P}]+/gu, '');
       if (seen.has(key)) return skip('repeated');
       seen.add(key);
-      const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz);
+      const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz, { bareWeekdays: rule.type === 'EVENT' });
       proposals.push({ ...pos, type: rule.type, text: abs.text, tags: tagsIn(text, o.vocabulary), home: CANONICAL_HOME[rule.type], rule: rule.id, dates: abs.dates });
     });
   });

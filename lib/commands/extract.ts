@@ -9,7 +9,7 @@ import { flagBool, flagList, flagString } from '../cli/spec.js';
 import { readMessages, readStdin } from '../cli/stdin.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { capture, type Captured } from '../capture/capture.js';
+import type { Captured } from '../capture/capture.js';
 import { extract, type Message, type Skip } from '../capture/extract.js';
 import { PATHS } from '../format/layout.js';
 import { parseVocabulary } from '../health/vocabulary.js';
@@ -77,7 +77,8 @@ become typed entries of today's log, in one crash-safe write. Without --apply no
     const vocabulary = (() => { const t = readMemoryFile(ctx.root, PATHS.tags); return t === undefined ? undefined : parseVocabulary(t); })();
     const ex = extract(messages, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary, roles });
     const apply = flagBool(args, 'apply');
-    const results: Captured[] = apply ? await capture(ctx, ex.proposals) : ex.proposals;
+    // selective capture loads the search index: only when something is written
+    const results: Captured[] = apply ? await (await import('../capture/capture.js')).capture(ctx, ex.proposals) : ex.proposals;
     const many = messages.length > 1;
     const lines: string[] = [];
     for (const p of results) {

@@ -1,0 +1,126 @@
+/**
+ * Extraction in English and Chinese against the annotated set (test/fixtures/extract/annotated.json):
+ * every expected entry found with its type, nothing proposed from the negatives, credentials and
+ * do-not-remember passages reported by position only; relative dates made absolute; tags only
+ * from the vocabulary; `memtier extract` from the CLI with --json, --explain and --apply
+ * (selective capture: a near-duplicate refreshes the old entry instead of adding one).
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { absoluteDates } from '../../lib/capture/dates.js';
+import { extract, sentences } from '../../lib/capture/extract.js';
+import { scoreExtraction } from '../../lib/bench/extract.js';
+import { REPO, runCli, tmpTree } from '../helpers.js';
+
+const data = JSON.parse(readFileSync(join(REPO, 'test/fixtures/extract/annotated.json'), 'utf8'));
+const NOW = new Date(data.now);
+const one = (text: string, vocabulary?: Set<string>) => extract([{ role: 'user', content: text }], { now: NOW, tz: 'UTC', ...(vocabulary ? { vocabulary } : {}) });
+
+describe('extraction rules', () => {
+  it('finds every annotated entry with its type, and proposes nothing from the negatives', () => {
+    const s = scoreExtraction(data);
+    expect(s.messages).toBeGreaterThanOrEqual(80);
+    expect(s.misses).toEqual([]);
+    expect(s.overall.precision).toBe(1);
+    expect(s.overall.recall).toBe(1);
+    expect(s.credentialsProposed).toBe(0);
+    expect(s.neverTextProposed).toBe(0);
+    // both languages and every type are in the set
+    expect(Object.keys(s.byLang).sort()).toEqual(['en', 'mixed', 'zh']);
+    expect(Object.keys(s.byType).sort()).toEqual(['DECISION', 'EVENT', 'LESSON', 'PEOPLE', 'PREF', 'PROJ', 'TECH']);
+  });
+
+  it('reports privacy skips by position only: a credential, and a marked sentence with the one after it', () => {
+    const text = 'We decided to use Kafka. Don\'t remember this. My salary is 95k. The api key is sk-live-abcdefghijklmnopqrstuvwx1234. Ana owns billing.';
+    const r = one(text);
+    expect(r.proposals.map((p) => p.type)).toEqual(['DECISION', 'PEOPLE']);
+    const privacy = r.skipped.filter((s) => s.reason === 'private' || s.reason === 'secret');
+    expect(privacy.map((s) => [s.reason, s.sentence])).toEqual([['private', 1], ['private', 2], ['secret', 3]]);
+    const json = JSON.stringify(r);
+    for (const hidden of ['95k', 'salary', 'sk-live', 'remember this']) expect(json).not.toContain(hidden);
+    expect(privacy.find((s) => s.reason === 'secret')!.rule).toBeTruthy();
+    const zh = one('别记：我下个月要辞职。这句也不要。张伟负责数据库迁移。');
+    expect(JSON.stringify(zh)).not.toContain('辞职');
+    expect(JSON.stringify(zh)).not.toContain('这句');
+    expect(zh.proposals.map((p) => p.text)).toEqual(['张伟负责数据库迁移']);
+  });
+
+  it('skips questions, speculation, noise and short text, showing their text', () => {
+    const r = one('Thanks! What did we decide about the cache? We might switch to Bun. ok. Let me check.');
+    expect(r.proposals).toEqual([]);
+    expect(r.skipped.map((s) => s.reason)).toEqual(['noise', 'question', 'speculation', 'noise', 'noise']);
+    expect(r.skipped[2]!.text).toBe('We might switch to Bun.');
+  });
+
+  it('makes relative dates absolute, bare weekdays only for events and deadlines', () => {
+    // 2026-05-15 is a Friday
+    expect(absoluteDates('ship it next Friday', NOW, 'UTC').text).toBe('ship it next Friday (2026-05-22)');
+    expect(absoluteDates('the slides by Monday', NOW, 'UTC').text).toBe('the slides by Monday (2026-05-18)');
+    expect(absoluteDates('tomorrow and in 3 days', NOW, 'UTC').dates).toEqual(['2026-05-16', '2026-05-18']);
+    expect(absoluteDates('下周五之前交合同，月底上线', NOW, 'UTC').text).toBe('下周五 (2026-05-22)之前交合同，月底 (2026-05-31)上线');
+    expect(absoluteDates('never deploy on Friday afternoons', NOW, 'UTC', { bareWeekdays: false }).text).toBe('never deploy on Friday afternoons');
+    expect(absoluteDates('due 2026-06-01', NOW, 'UTC').dates).toEqual(['2026-06-01']);
+    const ev = one('The demo moved to Tuesday.').proposals[0]!;
+    expect(ev).toMatchObject({ type: 'EVENT', text: 'The demo moved to Tuesday (2026-05-19)', dates: ['2026-05-19'] });
+    expect(one('Never again will I run migrations on a Friday.').proposals[0]!.text).not.toContain('(2026');
+  });
+
+  it('tags only from the vocabulary, and gives each type its home', () => {
+    const r = one('We decided to move billing to Postgres on Kubernetes.', new Set(['postgres', 'billing', 'friction']));
+    expect(r.proposals[0]).toMatchObject({ type: 'DECISION', tags: ['postgres', 'billing'], home: 'memory/semantic/decisions.md', rule: 'decision-en' });
+    expect(one('We decided to move billing to Postgres.').proposals[0]!.tags).toEqual([]);
+  });
+
+  it('splits sentences at ends and line breaks, list markers dropped', () => {
+    expect(sentences('- first item. second one!\n* third。第四句？v1.2 stays whole')).toEqual(['first item.', 'second one!', 'third。', '第四句？', 'v1.2 stays whole']);
+  });
+
+  it('reads the user turns of --messages by default, other roles on request', () => {
+    const msgs = [{ role: 'user', content: 'We decided to use Kafka.' }, { role: 'assistant', content: 'I prefer Pulsar, personally.' }];
+    expect(extract(msgs, { now: NOW, tz: 'UTC' }).proposals.map((p) => p.type)).toEqual(['DECISION']);
+    expect(extract(msgs, { now: NOW, tz: 'UTC', roles: ['user', 'assistant'] }).proposals.map((p) => [p.type, p.message])).toEqual([['DECISION', 0], ['PREF', 1]]);
+  });
+});
+
+describe('memtier extract', () => {
+  it('proposes without writing, --apply writes through selective capture, a near-duplicate refreshes instead', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const dry = await runCli(['extract', '--root', root, '--json', 'We decided to use Postgres 16 for billing. I prefer short answers. Don\'t save this: the door code is 4711.']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const d = JSON.parse(dry.stdout);
+    expect(d.applied).toBe(false);
+    expect(d.proposals.map((p: { type: string }) => p.type)).toEqual(['DECISION', 'PREF']);
+    expect(dry.stdout).not.toContain('4711');
+    const day = join(root, 'memory/episodic/2026-05-15.md');
+    expect(() => readFileSync(day, 'utf8')).toThrow();
+
+    const applied = await runCli(['extract', '--root', root, '--apply', 'We decided to use Postgres 16 for billing. I prefer short answers.']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/added \^\S+ to memory\/episodic\/2026-05-15\.md/);
+    const text = readFileSync(day, 'utf8');
+    expect(text).toMatch(/\[DECISION\] We decided to use Postgres 16 for billing/);
+    expect(text).toMatch(/\[PREF\] I prefer short answers/);
+
+    const again = await runCli(['extract', '--root', root, '--apply', '--json', 'we decided to use Postgres 16 for billing']);
+    const a = JSON.parse(again.stdout);
+    expect(a.proposals[0].duplicateOf).toMatch(/^memory\/episodic\/2026-05-15\.md#L\d+$/);
+    expect(readFileSync(day, 'utf8')).toBe(text);
+
+    const explain = await runCli(['extract', '--root', root, '--explain', 'Thanks! Don\'t remember this. It is private.']);
+    expect(explain.stdout).toContain('skipped (sentence 1, noise): Thanks!');
+    expect(explain.stdout).toContain('left out (sentence 2): asked not to be kept');
+    expect(explain.stdout).not.toContain('It is private');
+  });
+
+  it('reads --messages from standard input and refuses two inputs', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const two = await runCli(['extract', '--root', root, '--file', 'x.txt', 'text too']);
+    expect(two.code).toBe(2);
+    const bad = await runCli(['extract', '--root', root, '--messages', join(root, 'MEMORY.md')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/not valid JSON/);
+  });
+});
