@@ -47,6 +47,19 @@ const builtins = {
   },
 };
 
+/**
+ * Modules a command loads only on one path (`extract --apply`'s selective capture, which needs the
+ * whole search stack): kept out of the command's bundle and loaded from dist/lib/ when used, so the
+ * common path does not compile them.
+ */
+const ON_DEMAND = /^\.\.\/capture\/capture\.js$/;
+const onDemand = {
+  name: 'on-demand-modules',
+  setup(b) {
+    b.onResolve({ filter: ON_DEMAND }, (a) => (a.kind === 'dynamic-import' ? { path: `../lib/${a.path.slice(3)}`, external: true } : undefined));
+  },
+};
+
 rmSync(out, { recursive: true, force: true });
 const results = await Promise.all(commands.map((name) => build({
   stdin: {
@@ -67,7 +80,7 @@ const results = await Promise.all(commands.map((name) => build({
   // npm packages stay in node_modules (gray-matter, unified and remark-parse load only when needed)
   external: ['gray-matter', 'unified', 'remark-parse', '@modelcontextprotocol/sdk', 'zod', 'diff'],
   define: { MEMTIER_BUNDLED: 'true' },
-  plugins: [builtins],
+  plugins: [onDemand, builtins],
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,

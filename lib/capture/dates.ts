@@ -47,12 +47,18 @@ const RULES: Rule[] = [
   { re: /([0-9一两二三四五六七八九十]{1,2})\s*天(?:之)?后/g, at: (m, t) => addDays(t, num(m[1]!)) },
 ];
 
+/** A superset of every rule's words: text without any of them holds no relative date. */
+const PRECHECK = /day|today|tonight|week|month|in \d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|[天日周月期拜]/i;
+
 /**
  * `text` with each relative date followed by its day, " (YYYY-MM-DD)"; the days found. A bare
  * weekday ("on Friday", "周五") is a date only where the text is about an event or a deadline
  * (`bareWeekdays`): "never deploy on Friday afternoons" names a habit, not a day.
  */
 export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean } = {}): { text: string; dates: string[] } {
+  const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
+  // most sentences name no day: one cheap test instead of every rule
+  if (!PRECHECK.test(text)) return { text, dates: [...new Set(explicit)] };
   const today = localDate(now, tz);
   const spans: { start: number; end: number; date: string }[] = [];
   for (const r of RULES) {
@@ -71,6 +77,5 @@ export function absoluteDates(text: string, now: Date, tz: string, opts: { bareW
   spans.sort((a, b) => b.start - a.start);
   let out = text;
   for (const s of spans) out = `${out.slice(0, s.end)} (${s.date})${out.slice(s.end)}`;
-  const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
   return { text: out, dates: [...new Set([...spans.map((s) => s.date).reverse(), ...explicit])] };
 }

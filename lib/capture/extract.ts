@@ -134,7 +134,10 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       if (QUESTION.some((re) => re.test(text))) return skip('question');
       if (SPECULATION.some((re) => re.test(text))) return skip('speculation');
       if (width(text) < MIN_CHARS) return skip('short');
-      const rule = TYPE_RULES.find((r) => r.re.test(text));
+      // a rule of one script is not tried on text without that script (no compile, no scan)
+      const han = /[\u3400-\u9fff]/.test(text);
+      const latin = /[A-Za-z]/.test(text);
+      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && r.re.test(text));
       if (!rule) return skip('no-rule');
       const key = text.toLowerCase().replace(/[\s\p{P}]+/gu, '');
       if (seen.has(key)) return skip('repeated');

@@ -6,7 +6,13 @@
  */
 import type { EntryType } from '../format/entry.js';
 
-export interface TypeRule { id: string; type: EntryType; re: RegExp }
+export interface TypeRule {
+  id: string;
+  type: EntryType;
+  re: RegExp;
+  /** The script the rule needs in the text (its id's suffix): "en" rules need Latin letters, "zh" rules Han characters. */
+  script?: 'en' | 'zh';
+}
 
 /** "Don't keep this": the sentence holding it and the one after it are never proposed. */
 export const PRIVATE_MARKERS: RegExp[] = [
@@ -40,7 +46,7 @@ export const NOISE: RegExp[] = [
 ];
 
 /** The type rules, first match wins. */
-export const TYPE_RULES: TypeRule[] = [
+const RULES: TypeRule[] = [
   // lessons and post-mortems
   { id: 'lesson-en', type: 'LESSON', re: /\b(?:lesson(?:s)? learned|learned (?:the hard way|that)|turns out|root cause|never again|the fix was|should have|the mistake was|the problem was|post-?mortem|caused by|we learned)\b/i },
   { id: 'lesson-zh', type: 'LESSON', re: /教训|学到了?|原来是|根因|根本原因|再也不|踩(?:了)?坑|问题出在|下次(?:一定|要|别|记得)|事后看/ },
@@ -66,3 +72,5 @@ export const TYPE_RULES: TypeRule[] = [
   { id: 'remember-en', type: 'PROJ', re: /\b(?:remember (?:that|this|:)|note (?:that|this)|keep in mind|for the record|fyi)\b/i },
   { id: 'remember-zh', type: 'PROJ', re: /记住|记一下|帮我记|备注一下|注意(?:一下)?[:：]/ },
 ];
+
+export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined }));

@@ -137,7 +137,11 @@ export async function main(p: MainParams): Promise<number> {
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };
     clearReads(); // the memory is read once per command, not kept between the commands of a server
     if (command.needsRoot !== false) await recoverCommits(ctx);
-    const result = await command.run(ctx, args, { ...p, main });
+    // the streams as given, getters kept: spreading would read the stdin getter, and building
+    // process.stdin costs 5-15 ms that only a command reading "-" needs
+    const io = Object.defineProperties({}, Object.getOwnPropertyDescriptors(p)) as MainParams;
+    io.main = main;
+    const result = await command.run(ctx, args, io);
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
     else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
