@@ -31,6 +31,15 @@ describe('extraction rules', () => {
     expect(Object.keys(s.byType).sort()).toEqual(['DECISION', 'EVENT', 'LESSON', 'PEOPLE', 'PREF', 'PROJ', 'TECH']);
   });
 
+  it('holds the privacy rules on the held-out set too (written after tuning): nothing private proposed, precision ≥ 0.9', () => {
+    const held = JSON.parse(readFileSync(join(REPO, 'test/fixtures/extract/heldout.json'), 'utf8'));
+    const s = scoreExtraction(held);
+    expect(s.credentialsProposed).toBe(0);
+    expect(s.neverTextProposed).toBe(0);
+    expect(s.overall.precision).toBeGreaterThanOrEqual(0.9);
+    expect(s.overall.recall).toBeGreaterThanOrEqual(0.8);
+  });
+
   it('reports privacy skips by position only: a credential, and a marked sentence with the one after it', () => {
     const text = 'We decided to use Kafka. Don\'t remember this. My salary is 95k. The api key is sk-live-abcdefghijklmnopqrstuvwx1234. Ana owns billing.';
     const r = one(text);
