@@ -15,7 +15,7 @@ export const LAYERS: Record<string, number> = {
   store: 2,
   wal: 3, git: 3, search: 3, memory: 3,
   cli: 4,
-  health: 5, stats: 5, watch: 5, capture: 5,
+  health: 5, stats: 5, watch: 5, capture: 5, graph: 5,
   tools: 6,
   lifecycle: 7, mcp: 7, integrations: 7, openclaw: 7,
   commands: 8,

@@ -39,6 +39,8 @@ export const registry: RegistryEntry[] = [
   { name: 'wal', group: 'Memory', summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore', load: lazy('wal') },
   { name: 'add', group: 'Memory', summary: "append a typed entry to today's episodic file", load: lazy('add') },
   { name: 'extract', group: 'Memory', summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them', load: lazy('extract') },
+  { name: 'fact', group: 'Memory', summary: 'the facts graph: add, list and forget subject–predicate–object facts', load: lazy('fact') },
+  { name: 'graph', group: 'Memory', summary: 'the facts graph: related entities (with the path to each), stats, a Mermaid drawing', load: lazy('graph') },
   { name: 'rotate', group: 'Memory', summary: "move the working buffer into today's episodic file", load: lazy('rotate') },
   { name: 'close-day', group: 'Memory', summary: 'write the closure block of a day from its entries', load: lazy('close-day') },
   { name: 'boot', group: 'Memory', summary: 'print what to reload after compaction or restart', load: lazy('boot') },

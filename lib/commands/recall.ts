@@ -7,6 +7,46 @@ import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { lazyImport } from '../core/lazy.js';
+import { localDate } from '../core/clock.js';
+import type { Fact } from '../graph/facts.js';
+
+/**
+ * Graph enrichment (seed 003): facts up to two hops from the entities the query names, from
+ * memory/graph/facts.md, as many as the budget left allows; the facts recalled together gain
+ * Hebbian weight. Only facts.md is read here (one file; note relations are for "memtier graph").
+ */
+async function graphFacts(ctx: Ctx, query: string, room: number, record: boolean): Promise<{ lines: string[]; json: { subject: string; predicate: string; object: string; id?: string; hops: number }[] }> {
+  const none = { lines: [], json: [] };
+  if (room < 80 || !query.trim()) return none;
+  const { readMemoryFile } = await import('../store/store.js');
+  const { FACTS_FILE, parseFacts } = await import('../graph/facts.js');
+  const text = readMemoryFile(ctx.root, FACTS_FILE);
+  if (!text) return none;
+  const { FactGraph, factKey, readWeights, reinforce } = await import('../graph/graph.js');
+  const graph = new FactGraph(parseFacts(text));
+  const named = graph.entitiesIn(query);
+  if (!named.length) return none;
+  const today = localDate(ctx.clock.now(), ctx.clock.tz);
+  const weights = readWeights(ctx.root);
+  const chosen = new Map<string, { fact: Fact; hops: number }>();
+  for (const e of named) {
+    for (const n of graph.related(e, 2, weights, today)) {
+      n.path.forEach((step, i) => { const k = factKey(step.fact); if (!chosen.has(k)) chosen.set(k, { fact: step.fact, hops: i + 1 }); });
+    }
+  }
+  const lines: string[] = [];
+  const used: { fact: Fact; hops: number }[] = [];
+  let left = room - 40;
+  for (const c of [...chosen.values()].sort((a, b) => a.hops - b.hops)) {
+    const line = `- ${c.fact.subject} ${c.fact.predicate} ${c.fact.object} (${c.fact.path}#L${c.fact.line})`;
+    if (line.length + 1 > left) break;
+    lines.push(line);
+    used.push(c);
+    left -= line.length + 1;
+  }
+  if (record && used.length > 1) reinforce(ctx, used.map((u) => u.fact));
+  return { lines, json: used.map((u) => ({ subject: u.fact.subject, predicate: u.fact.predicate, object: u.fact.object, ...(u.fact.id ? { id: u.fact.id } : {}), hops: u.hops })) };
+}
 
 export const command: CommandSpec = {
   name: 'recall',
@@ -64,9 +104,11 @@ export const command: CommandSpec = {
     if (!(maxChars > 0)) throw new UsageError(`--max-chars expects a positive number, got ${maxChars}`);
     const block = await recall(ctx, query ?? '', { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record') });
     const strip = (r: (typeof block.results)[number]) => { const { line_text: _l, ...rest } = r; return rest; };
+    const facts = await graphFacts(ctx, query ?? '', maxChars - block.text.length, !flagBool(args, 'no-record'));
+    const text = facts.lines.length ? `${block.text}${block.text ? '\n\n' : ''}Related facts (memory/graph/facts.md):\n${facts.lines.join('\n')}` : block.text;
     return {
-      text: block.text,
-      json: { query: block.query, budget: block.budget, cached: block.cached, hot: block.hot.map(strip), results: block.results.map(strip), text: block.text },
+      text,
+      json: { query: block.query, budget: block.budget, cached: block.cached, hot: block.hot.map(strip), results: block.results.map(strip), facts: facts.json, text },
     };
   },
 };
