@@ -100,6 +100,7 @@ export const command: CommandSpec = {
     { name: 'tier', type: 'string', value: 'TIER', description: 'only this tier (hot includes the working buffer)', choices: ['hot', 'warm', 'cold'] },
     { name: 'explain', type: 'boolean', description: 'show every factor of each score' },
     { name: 'include-superseded', type: 'boolean', description: 'also list entries struck through as superseded (left out by default)' },
+    { name: 'topic', type: 'string', value: 'NAME', description: 'only entries of this topic of memory/palace/topics.md (memtier topics)' },
     { name: 'record', type: 'boolean', description: 'record the results in the recall history (searches made on behalf of the agent)' },
   ],
   examples: [
@@ -113,7 +114,22 @@ export const command: CommandSpec = {
     if (!query) throw new UsageError('search needs a QUERY', 'e.g. memtier search "docker deploy"');
     const opts = searchOptionsFromArgs(args);
     const { searchDetailed } = await lazyImport('search/search.js', () => import('../search/search.js'));
-    const resp = await searchDetailed(ctx, query, opts);
+    const topic = flagString(args, 'topic');
+    let within: Set<string> | undefined;
+    if (topic !== undefined) {
+      const { readMemoryFile } = await lazyImport('store/store.js', () => import('../store/store.js'));
+      const { TOPICS_FILE, topicEntries } = await lazyImport('format/topics.js', () => import('../format/topics.js'));
+      within = topicEntries(readMemoryFile(ctx.root, TOPICS_FILE) ?? '', topic);
+      if (!within) throw new UsageError(`no topic "${topic}" in ${TOPICS_FILE}`, 'run "memtier topics" to find the topics; a topic is named by its keywords');
+    }
+    const k = opts.k ?? 10;
+    const resp = await searchDetailed(ctx, query, within ? { ...opts, k: Math.max(200, k * 20) } : opts);
+    if (within) {
+      const w = within;
+      const inTopic = resp.results.filter((r) => (r.id && w.has(`${r.path}#^${r.id}`)) || w.has(`${r.path}#L${r.line}`));
+      resp.total = inTopic.length;
+      resp.results = inTopic.slice(0, k);
+    }
     if (flagBool(args, 'record') && resp.results.length) {
       const { recordRecalls } = await lazyImport('search/history.js', () => import('../search/history.js'));
       recordRecalls(ctx, resp.results.map((r) => r.key), query);
