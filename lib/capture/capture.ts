@@ -2,9 +2,14 @@
  * Selective capture (seed 003): the one path for automatic writes. Given proposals (extraction),
  * each is checked against the memory before it is written:
  *
+ *   contradiction  a live entry of the same type says the same of the same thing with another
+ *               value ("port 8080" → "port 8081", "端口 8080" → "端口 8081") or the opposite
+ *               ("deploys on Fridays" → "never deploy on Fridays"): the new entry is added and the
+ *               caller supersedes the old one with it (the `supersede` format), reported
  *   duplicate   a live entry of the same type says the same (token overlap ≥ 0.85, Dice over
- *               the search tokenizer's terms): not added; that entry's activation is refreshed
- *               (a recall-history bump, as a search hit gets)
+ *               the search tokenizer's terms, the same numbers and no negation flipped): not
+ *               added; that entry's activation is refreshed (a recall-history bump, as a search
+ *               hit gets)
  *
  * and the rest are written in one store transaction as typed entries of today's log (the way
  * `memtier add` writes them), their tags from TAGS.md. `add` and `wal` stay literal.
@@ -20,16 +25,55 @@ import type { Proposal } from './extract.js';
 
 export const DUPLICATE_SIMILARITY = 0.85;
 
-export interface Captured extends Proposal { added?: AddedEntry; duplicateOf?: string }
+export const CONTRADICTION_SIMILARITY = 0.6;
+/** A flipped negation needs more words in common than a changed value: "not X" is often about another X. */
+export const NEGATION_SIMILARITY = 0.75;
 
-/** Dice similarity of two texts' term sets. */
-export function similarity(a: string, b: string): number {
-  const A = new Set(tokenize(a));
-  const B = new Set(tokenize(b));
+export interface Captured extends Proposal {
+  added?: AddedEntry;
+  duplicateOf?: string;
+  /** The live entry this one contradicts (path#Lline and its ^id when it has one), and why. */
+  contradicts?: { cite: string; path: string; line: number; id?: string; reason: string };
+}
+
+const NEGATION = /\b(?:never|not|no longer|don'?t|doesn'?t|won'?t|isn'?t|aren'?t|can'?t|stop(?:ped)?|avoid)\b|不|别|没|禁止|停止|不再|不要/i;
+const NUMBER = /\d+(?:\.\d+)*/g;
+
+const terms = (s: string): Set<string> => new Set(tokenize(s.replace(NUMBER, ' ')));
+
+function dice(A: Set<string>, B: Set<string>): number {
   if (!A.size || !B.size) return 0;
   let both = 0;
   for (const t of A) if (B.has(t)) both++;
   return (2 * both) / (A.size + B.size);
+}
+
+/** Dice similarity of two texts' term sets. */
+export function similarity(a: string, b: string): number {
+  return dice(new Set(tokenize(a)), new Set(tokenize(b)));
+}
+
+/** The numbers of a text with the word before each (its attribute): "port 8080" → port=8080. */
+function valued(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(/([\p{L}][\p{L}_-]*)\s*[:=：]?\s*(\d+(?:\.\d+)*)/gu)) out.set(m[1]!.toLowerCase().slice(-4), m[2]!);
+  return out;
+}
+
+/**
+ * Why `next` contradicts `old` (same subject and attribute, another value, or the opposite), or
+ * undefined: the words around the numbers and negations must mostly agree first.
+ */
+export function contradiction(old: string, next: string): string | undefined {
+  if (dice(terms(old), terms(next)) < CONTRADICTION_SIMILARITY) return undefined;
+  const a = valued(old);
+  const b = valued(next);
+  for (const [attr, v] of b) {
+    const was = a.get(attr);
+    if (was !== undefined && was !== v) return `another value (${was} → ${v})`;
+  }
+  if (NEGATION.test(old) !== NEGATION.test(next) && dice(terms(old), terms(next)) >= NEGATION_SIMILARITY) return NEGATION.test(next) ? 'says the opposite (now negated)' : 'says the opposite (no longer negated)';
+  return undefined;
 }
 
 /** Write the proposals that are not duplicates; report each with what happened. */
@@ -39,8 +83,13 @@ export async function capture(ctx: Ctx, proposals: Proposal[]): Promise<Captured
   const bumps: string[] = [];
   for (const p of proposals) {
     const hits = await search(ctx, p.text, { k: 5, type: p.type });
-    const dup = hits.find((h) => similarity(h.text, p.text) >= DUPLICATE_SIMILARITY);
-    if (dup) {
+    const against = hits.map((h) => ({ h, why: contradiction(h.text, p.text) })).find((x) => x.why);
+    const dup = against ? undefined : hits.find((h) => similarity(h.text, p.text) >= DUPLICATE_SIMILARITY && (h.text.match(NUMBER) ?? []).join() === (p.text.match(NUMBER) ?? []).join());
+    if (against) {
+      const c: Captured = { ...p, contradicts: { cite: `${against.h.path}#L${against.h.line}`, path: against.h.path, line: against.h.line, ...(against.h.id ? { id: against.h.id } : {}), reason: against.why! } };
+      fresh.push(c);
+      out.push(c);
+    } else if (dup) {
       bumps.push(dup.key);
       out.push({ ...p, duplicateOf: `${dup.path}#L${dup.line}` });
     } else {

@@ -42,8 +42,11 @@ not to keep ("don't remember this", "off the record", "别记", "不用记") tog
 after it. What is left out for privacy is reported by position only, never echoed.
 
 --apply writes the proposals through selective capture: one that says what a live entry of the
-same type already says (similarity ≥ 0.85) refreshes that entry instead of adding a line; the rest
-become typed entries of today's log, in one crash-safe write. Without --apply nothing is written.
+same type already says (similarity ≥ 0.85) refreshes that entry instead of adding a line; one that
+contradicts a live entry (the same thing with another value, "port 8080" → "port 8081", or the
+opposite, "deploys on Fridays" → "never deploy on Fridays") is added and the old entry superseded by
+it (struck through, linked); the rest become typed entries of today's log, in one crash-safe write.
+Without --apply nothing is written.
 --messages takes [{role, content}] (user turns by default; --roles user,assistant).`,
   flags: [
     { name: 'auto', type: 'boolean', description: 'keyword mode (the default, and the only one)' },
@@ -79,11 +82,24 @@ become typed entries of today's log, in one crash-safe write. Without --apply no
     const apply = flagBool(args, 'apply');
     // selective capture loads the search index: only when something is written
     const results: Captured[] = apply ? await (await import('../capture/capture.js')).capture(ctx, ex.proposals) : ex.proposals;
+    // a contradicted entry is superseded by the new one (kept, struck through, linked)
+    const superseded: string[] = [];
+    for (const p of results) {
+      if (!p.contradicts || !p.added) continue;
+      const { supersedeEntry } = await import('../lifecycle/entries.js');
+      const ref = p.contradicts.id ? `^${p.contradicts.id}` : `${p.contradicts.path}:${p.contradicts.line}`;
+      try {
+        const r = supersedeEntry(ctx, ref, { by: `^${p.added.id}` });
+        superseded.push(r.message);
+      } catch (e) {
+        ctx.log.warn(`the new entry ^${p.added.id} is written, but ${ref} could not be marked superseded: ${(e as Error).message}`);
+      }
+    }
     const many = messages.length > 1;
     const lines: string[] = [];
     for (const p of results) {
       const tags = p.tags.length ? ` ${p.tags.map((t) => `#${t}`).join(' ')}` : '';
-      const what = p.added ? `added ^${p.added.id} to ${p.added.path}:${p.added.line}` : p.duplicateOf ? `already in memory (${p.duplicateOf}): refreshed, not added` : `→ ${p.home}`;
+      const what = p.added ? `added ^${p.added.id} to ${p.added.path}:${p.added.line}${p.contradicts ? `; contradicts ${p.contradicts.cite} (${p.contradicts.reason}): superseded` : ''}` : p.duplicateOf ? `already in memory (${p.duplicateOf}): refreshed, not added` : `→ ${p.home}`;
       lines.push(`[${p.type}] ${p.text}${tags}  (${p.rule}; ${where(p, many)}) ${what}`);
     }
     if (!results.length) lines.push('nothing to keep in this text');
@@ -94,7 +110,7 @@ become typed entries of today's log, in one crash-safe write. Without --apply no
     const added = results.filter((p) => p.added).length;
     return {
       text: lines.join('\n'),
-      json: { ok: true, applied: apply, proposals: results, skipped: ex.skipped },
+      json: { ok: true, applied: apply, proposals: results, skipped: ex.skipped, ...(superseded.length ? { superseded } : {}) },
       ...(added ? { commitSummary: `extract: ${added} entr${added === 1 ? 'y' : 'ies'} captured` } : {}),
     };
   },

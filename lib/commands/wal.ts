@@ -5,9 +5,10 @@ import { readStdin } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
-import { localStamp } from '../core/clock.js';
+import { localDate, localStamp } from '../core/clock.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { PATHS } from '../format/layout.js';
+import { dayFile, PATHS } from '../format/layout.js';
+import { nearDuplicates } from '../capture/similar.js';
 import { parseSessionState } from '../format/session-state.js';
 import { assertSessionId } from '../store/guards/paths.js';
 import { openStore, readMemoryFile } from '../store/store.js';
@@ -124,10 +125,14 @@ nothing when the newest snapshot already holds the same state (what host hooks u
       const text = parts.length === 1 && parts[0] === '-' ? await readStdin(io) : parts.join(' ');
       assertKnownTags(ctx, `${key ?? ''} ${text}`);
       const r = walWrite(ctx, { kind, text, ...(key ? { key } : {}) });
-      const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}`];
+      // the same thing logged before, in the buffer or today's log (a literal write: reported, kept)
+      const day = dayFile(ctx.root, localDate(ctx.clock.now(), ctx.clock.tz));
+      const said = r.entry.replace(/^- \S+ \S+ (?:\[[A-Z]+\] )?/, '').replace(/ \^\S+$/, '');
+      const dup = nearDuplicates(said, [{ path: PATHS.buffer, text: readMemoryFile(ctx.root, PATHS.buffer) }, { path: day, text: readMemoryFile(ctx.root, day) }], r.id)[0];
+      const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}${dup ? `; note: ${dup.cite} says the same` : ''}`];
       if (r.rotation) lines.push(`rotation: ${r.rotation.message}`);
       if (r.rotationError) ctx.log.warn(`the entry is saved, but the buffer rotation failed: ${r.rotationError}; run "memtier health"`);
-      return { text: args.quiet ? '' : lines.join('\n'), json: { ok: true, ...r }, commitSummary: r.entry.replace(/^- \S+ \S+ /, '').replace(/ \^\S+$/, '') };
+      return { text: args.quiet ? '' : lines.join('\n'), json: { ok: true, ...r, ...(dup ? { nearDuplicateOf: dup.cite } : {}) }, commitSummary: r.entry.replace(/^- \S+ \S+ /, '').replace(/ \^\S+$/, '') };
     }
     if (sub === 'get') {
       const text = readMemoryFile(ctx.root, PATHS.sessionState) ?? '';
