@@ -39,6 +39,7 @@ export const registry: RegistryEntry[] = [
   { name: 'wal', group: 'Memory', summary: 'write-ahead log: task, decide, context, pending, done, blocker, get, snapshot, restore', load: lazy('wal') },
   { name: 'add', group: 'Memory', summary: "append a typed entry to today's episodic file", load: lazy('add') },
   { name: 'extract', group: 'Memory', summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them', load: lazy('extract') },
+  { name: 'classify', group: 'Memory', summary: 'type and tag untyped or untagged log entries with the extraction rules (--apply writes)', load: lazy('classify') },
   { name: 'fact', group: 'Memory', summary: 'the facts graph: add, list and forget subject–predicate–object facts', load: lazy('fact') },
   { name: 'graph', group: 'Memory', summary: 'the facts graph: related entities (with the path to each), stats, a Mermaid drawing', load: lazy('graph') },
   { name: 'rotate', group: 'Memory', summary: "move the working buffer into today's episodic file", load: lazy('rotate') },

@@ -1,0 +1,35 @@
+/**
+ * classify: orphans of memtier's logs typed and tagged in place with --apply (id, time and words
+ * kept), tags only from TAGS.md, a person's OpenClaw day reported but never rewritten, what no rule
+ * places listed, and a second run changing nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, tmpTree } from '../helpers.js';
+
+describe('memtier classify', () => {
+  it('types and tags orphans of memtier\'s logs, reports a person\'s day, lists what it cannot place', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const day = join(root, 'memory/episodic/2026-05-14.md');
+    writeFileSync(day, '# 2026-05-14\n\n- 09:00 we decided to move billing to postgres ^aaa111\n- 09:10 [TECH] postgres runs on port 5433 ^bbb222\n- 09:20 lunch went long ^ccc333\n- 09:30 [PREF] short answers #style ^ddd444\n');
+    const person = join(root, 'memory/2026-05-13.md');
+    const personText = '# notes\n\n- Ana owns the budget review\n';
+    writeFileSync(person, personText);
+    const dry = JSON.parse((await runCli(['classify', '--root', root, '--json'])).stdout);
+    expect(dry.dryRun).toBe(true);
+    expect(readFileSync(day, 'utf8')).toContain('- 09:00 we decided to move billing to postgres ^aaa111');
+    const r = JSON.parse((await runCli(['classify', '--root', root, '--apply', '--json'])).stdout);
+    expect(r.placed.map((p: any) => [p.line, p.type ?? null, p.tags, p.rewritten])).toEqual([[3, 'DECISION', ['postgres'], true], [4, null, ['postgres'], true], [3, 'PEOPLE', ['budget'], false]]);
+    expect(r.unplaced.map((u: any) => u.text)).toEqual(['lunch went long']);
+    const text = readFileSync(day, 'utf8');
+    expect(text).toContain('- 09:00 [DECISION] we decided to move billing to postgres #postgres ^aaa111');
+    expect(text).toContain('- 09:10 [TECH] postgres runs on port 5433 #postgres ^bbb222');
+    expect(text).toContain('- 09:20 lunch went long ^ccc333');
+    expect(text).toContain('- 09:30 [PREF] short answers #style ^ddd444');
+    expect(readFileSync(person, 'utf8')).toBe(personText);
+    const again = JSON.parse((await runCli(['classify', '--root', root, '--apply', '--json'])).stdout);
+    expect(again.changed).toBe(false);
+  });
+});
