@@ -24,10 +24,45 @@ function skipLine(s: Skip, many: boolean): string {
   return `  skipped (${at}, ${s.reason}): ${s.text}`;
 }
 
+/** Each entry a captured one contradicts is superseded by it (kept, struck through, linked). */
+async function supersedeContradicted(ctx: Ctx, results: Captured[]): Promise<string[]> {
+  const superseded: string[] = [];
+  for (const p of results) {
+    if (!p.contradicts || !p.added) continue;
+    const { supersedeEntry } = await import('../lifecycle/entries.js');
+    const ref = p.contradicts.id ? `^${p.contradicts.id}` : `${p.contradicts.path}:${p.contradicts.line}`;
+    try {
+      superseded.push(supersedeEntry(ctx, ref, { by: `^${p.added.id}` }).message);
+    } catch (e) {
+      ctx.log.warn(`the new entry ^${p.added.id} is written, but ${ref} could not be marked superseded: ${(e as Error).message}`);
+    }
+  }
+  return superseded;
+}
+
+async function validateFile(ctx: Ctx, file: string, vocabulary: Set<string> | undefined, apply: boolean, quiet: boolean): Promise<CommandResult> {
+  let raw: unknown;
+  try { raw = JSON.parse(readFileSync(resolve(ctx.cwd, file), 'utf8')); } catch (e) {
+    throw new MemtierError(`cannot read --validate ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'a JSON list of {type, text, tags?, source?} items (templates/extract.md)', cause: e });
+  }
+  const { validateItems } = await import('../capture/validate.js');
+  const v = validateItems(raw, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary });
+  if (v.errors.length) {
+    throw new MemtierError(`${v.errors.length} of the items in ${file} ${v.errors.length === 1 ? 'is' : 'are'} refused; nothing written: ${v.errors.map((e) => `item ${e.item}: ${e.message} [${e.rule}]`).join('; ')}`, { code: 'invalid', file, rule: v.errors[0]!.rule, hint: 'fix or drop the refused items and run again (templates/extract.md says what is kept)' });
+  }
+  const results: Captured[] = apply ? await (await import('../capture/capture.js')).capture(ctx, v.proposals) : v.proposals;
+  const superseded = await supersedeContradicted(ctx, results);
+  const lines = results.map((p) => `item ${p.message + 1}: [${p.type}] ${p.text}${p.tags.length ? ` ${p.tags.map((t) => `#${t}`).join(' ')}` : ''} ${p.added ? `added ^${p.added.id} to ${p.added.path}:${p.added.line}` : p.duplicateOf ? `already in memory (${p.duplicateOf}): refreshed` : 'valid'}`);
+  if (!apply) lines.push(`${results.length} valid item${results.length === 1 ? '' : 's'} (nothing written: --apply writes them)`);
+  const added = results.filter((p) => p.added).length;
+  lines.push(...superseded);
+  return { text: quiet ? '' : lines.join('\n'), json: { ok: true, applied: apply, proposals: results, ...(superseded.length ? { superseded } : {}) }, ...(added ? { commitSummary: `extract --validate: ${added} entr${added === 1 ? 'y' : 'ies'} captured` } : {}) };
+}
+
 export const command: CommandSpec = {
   name: 'extract',
   summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them',
-  usage: ['extract [--auto] TEXT [--apply] [--explain]', 'extract --file F [--apply]', 'extract --messages F|- [--roles user,assistant] [--apply]'],
+  usage: ['extract [--auto] TEXT [--apply] [--explain]', 'extract --file F [--apply]', 'extract --messages F|- [--roles user,assistant] [--apply]', 'extract --validate F [--apply]'],
   description: `Finds preferences and standing instructions (PREF), decisions (DECISION), lessons and
 corrections (LESSON), deadlines and dated events (EVENT), people and roles (PEOPLE), tools, versions,
 hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and Chinese, by keyword
@@ -47,7 +82,11 @@ contradicts a live entry (the same thing with another value, "port 8080" → "po
 opposite, "deploys on Fridays" → "never deploy on Fridays") is added and the old entry superseded by
 it (struck through, linked); the rest become typed entries of today's log, in one crash-safe write.
 Without --apply nothing is written.
---messages takes [{role, content}] (user turns by default; --roles user,assistant).`,
+--messages takes [{role, content}] (user turns by default; --roles user,assistant).
+--validate F checks what an agent extracted with a model (templates/extract.md: a JSON list of
+{type, text, tags?, source?}): known type, one line of at most 400 characters, tags from TAGS.md,
+no credential, no do-not-remember text, no question, no speculation. Any refusal (item and rule,
+a secret never echoed) exits 2 and writes nothing; --apply writes the items through selective capture.`,
   flags: [
     { name: 'auto', type: 'boolean', description: 'keyword mode (the default, and the only one)' },
     { name: 'file', type: 'string', value: 'F', description: 'read the text from a file' },
@@ -55,13 +94,17 @@ Without --apply nothing is written.
     { name: 'roles', type: 'list', value: 'R,R', description: 'the roles whose messages are read (with --messages)', default: 'user' },
     { name: 'apply', type: 'boolean', description: 'write the proposals (selective capture)' },
     { name: 'explain', type: 'boolean', description: 'also list every skipped sentence and why' },
+    { name: 'validate', type: 'string', value: 'F', description: 'check (and with --apply write) the items an agent extracted (templates/extract.md)' },
   ],
   examples: ['memtier extract "we decided to use Postgres 16; I prefer short answers"', 'memtier extract --messages session.json --apply', 'echo "以后回复都用中文。下周五之前把合同发给法务。" | memtier extract - --json'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const vocabulary = (() => { const t = readMemoryFile(ctx.root, PATHS.tags); return t === undefined ? undefined : parseVocabulary(t); })();
+    const validate = flagString(args, 'validate');
+    if (validate !== undefined) return validateFile(ctx, validate, vocabulary, flagBool(args, 'apply'), args.quiet);
     const file = flagString(args, 'file');
     const messagesFile = flagString(args, 'messages');
     if ([file !== undefined, messagesFile !== undefined, args.positionals.length > 0].filter(Boolean).length !== 1) {
-      throw new UsageError('extract needs one input: TEXT, --file F or --messages F', 'e.g. memtier extract "we decided to use Postgres"');
+      throw new UsageError('extract needs one input: TEXT, --file F, --messages F or --validate F', 'e.g. memtier extract "we decided to use Postgres"');
     }
     let messages: Message[];
     let roles = flagList(args, 'roles') ?? ['user'];
@@ -77,24 +120,11 @@ Without --apply nothing is written.
       messages = [{ role: 'user', content: text }];
       roles = ['user'];
     }
-    const vocabulary = (() => { const t = readMemoryFile(ctx.root, PATHS.tags); return t === undefined ? undefined : parseVocabulary(t); })();
     const ex = extract(messages, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary, roles });
     const apply = flagBool(args, 'apply');
     // selective capture loads the search index: only when something is written
     const results: Captured[] = apply ? await (await import('../capture/capture.js')).capture(ctx, ex.proposals) : ex.proposals;
-    // a contradicted entry is superseded by the new one (kept, struck through, linked)
-    const superseded: string[] = [];
-    for (const p of results) {
-      if (!p.contradicts || !p.added) continue;
-      const { supersedeEntry } = await import('../lifecycle/entries.js');
-      const ref = p.contradicts.id ? `^${p.contradicts.id}` : `${p.contradicts.path}:${p.contradicts.line}`;
-      try {
-        const r = supersedeEntry(ctx, ref, { by: `^${p.added.id}` });
-        superseded.push(r.message);
-      } catch (e) {
-        ctx.log.warn(`the new entry ^${p.added.id} is written, but ${ref} could not be marked superseded: ${(e as Error).message}`);
-      }
-    }
+    const superseded = await supersedeContradicted(ctx, results);
     const many = messages.length > 1;
     const lines: string[] = [];
     for (const p of results) {

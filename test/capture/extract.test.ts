@@ -6,7 +6,7 @@
  * (selective capture: a near-duplicate refreshes the old entry instead of adding one).
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
 import { extract, sentences } from '../../lib/capture/extract.js';
@@ -121,6 +121,25 @@ describe('memtier extract', () => {
     expect(explain.stdout).toContain('skipped (sentence 1, noise): Thanks!');
     expect(explain.stdout).toContain('left out (sentence 2): asked not to be kept');
     expect(explain.stdout).not.toContain('It is private');
+  });
+
+  it('--validate checks what an agent extracted: any refusal writes nothing and never echoes a secret; --apply writes', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const dir = tmpTree();
+    const good = join(dir, 'good.json');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(good, JSON.stringify([{ type: 'DECISION', text: 'Move billing to Postgres 16 by next Friday', tags: ['postgres'] }, { type: 'pref', text: 'Short answers, no tables' }]));
+    writeFileSync(bad, JSON.stringify([{ type: 'PREF', text: 'Short answers' }, { type: 'TECH', text: 'the token is ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, { type: 'NOPE', text: 'x' }, { type: 'PREF', text: 'maybe tabs?' }, { type: 'PREF', text: 'tabs', tags: ['not-a-tag'] }]));
+    const refused = await runCli(['extract', '--root', root, '--validate', bad, '--apply', '--json']);
+    expect(refused.code).toBe(2);
+    const err = JSON.parse(refused.stdout).error;
+    for (const want of ['item 2', '[secret]', 'item 3', 'item 4', 'item 5', 'not-a-tag']) expect(err.message).toContain(want);
+    expect(refused.stdout).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(() => readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8')).toThrow();
+    const ok = JSON.parse((await runCli(['extract', '--root', root, '--validate', good, '--apply', '--json'])).stdout);
+    expect(ok.proposals.map((p: any) => [p.type, p.text])).toEqual([['DECISION', 'Move billing to Postgres 16 by next Friday (2026-05-22)'], ['PREF', 'Short answers, no tables']]);
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8')).toMatch(/\[DECISION\] Move billing to Postgres 16 by next Friday \(2026-05-22\) #postgres \^/);
   });
 
   it('reads --messages from standard input and refuses two inputs', async () => {
