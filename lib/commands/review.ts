@@ -6,7 +6,7 @@ import { runReview } from '../lifecycle/review.js';
 export const command: CommandSpec = {
   name: 'review',
   summary: 'weekly review: decisions and lessons to their homes, freshness, report',
-  usage: ['review [--week YYYY-Www] [--dry-run]'],
+  usage: ['review [--week YYYY-Www] [--apply] [--dry-run]'],
   description: `The weekly review (seed 004; cron: Monday 09:00). Reads the last 7 days of episodic
 entries (or the ISO week given), then: copies decisions to memory/semantic/decisions.md and
 lessons plus recurring #friction (two or more friction entries sharing a tag or a text) to
@@ -17,16 +17,21 @@ its "Last reviewed:" line; rotates a stale working buffer; writes memory/reviews
 with health, stale notes and sublimation suggestions (3+ related lesson or preference entries →
 a proposed knowledge/ playbook). When nothing meaningful changed it says "No meaningful
 changes" and writes nothing. A file a person edits during the review keeps their edit (the
-review re-reads and redoes its change).`,
+review re-reads and redoes its change).
+Free-form notes (paragraphs and untyped bullets a person or OpenClaw wrote) go through the
+extraction rules (memtier extract --help): what they find is listed; with --apply it is filed into
+its home as a new line ending "(from PATH#Lline)", the note itself never rewritten.`,
   flags: [
     { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
+    { name: 'apply', type: 'boolean', description: 'also file what extraction finds in the week\'s free-form notes' },
     { name: 'dry-run', type: 'boolean', description: 'show what would change, write nothing' },
   ],
   examples: ['memtier review', 'memtier review --week 2026-W19 --dry-run', 'memtier review --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const week = flagString(args, 'week');
-    const r = await runReview(ctx, { dryRun: flagBool(args, 'dry-run'), ...(week ? { week } : {}) });
+    const r = await runReview(ctx, { dryRun: flagBool(args, 'dry-run'), applyExtracted: flagBool(args, 'apply'), ...(week ? { week } : {}) });
     const lines = [r.message];
+    for (const x of r.extracted) lines.push(`  ${x.filed ? (r.dryRun ? 'would file' : 'filed') : 'found'} [${x.type}] ${x.text} → ${x.home}`);
     for (const s of r.sublimation) lines.push(`  suggestion: ${s.count} entries ${s.kind === 'tag' ? `tagged #${s.tag}` : `about "${s.tag}"`} → merge into ${s.target}?`);
     if (r.openQuestions.parked.length) lines.push(`  ${r.openQuestions.parked.length} open item(s) did not fit in MEMORY.md: see the report`);
     return { text: lines.join('\n'), json: r };

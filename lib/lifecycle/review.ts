@@ -20,10 +20,12 @@ import { addDays, daysBetween, isoWeek } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../format/entry.js';
-import { OPEN_SECTION_RE, PATHS } from '../format/layout.js';
+import { classify, OPEN_SECTION_RE, PATHS } from '../format/layout.js';
+import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
 import { applyPlanned, cite, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
+import { freeFormEntries, titleOf } from './pipeline.js';
 
 export const MAX_OPEN_QUESTIONS = 5;
 const DECISIONS = CANONICAL_HOME.DECISION;
@@ -32,6 +34,8 @@ const LESSONS = CANONICAL_HOME.LESSON;
 export interface ReviewOptions {
   week?: string;
   dryRun?: boolean;
+  /** File what extraction finds in the week's free-form text into the homes (else only listed). */
+  applyExtracted?: boolean;
   /** Test hook: runs between planning and writing (a person editing a file meanwhile). */
   beforeApply?: (attempt: number) => void;
   health?: { fail: number; warn: number; stale: string[] };
@@ -54,6 +58,11 @@ export interface ReviewResult {
   sublimation: { tag: string; kind: 'tag' | 'word'; count: number; sources: string[]; target: string }[];
   health?: { fail: number; warn: number; stale: string[] };
   report?: string;
+  /**
+   * What extraction found in the week's untyped text (free-form paragraphs, untyped bullets): each
+   * with its source line, type, home, and whether it was filed (only with applyExtracted).
+   */
+  extracted: { source: string; type: string; text: string; home: string; filed: boolean }[];
   /** Every file the review changes (or, dry, would change): what its message announces. */
   changes: string[];
   retries: number;
@@ -236,18 +245,31 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const ops: Op[] = [];
   const res: ReviewResult = {
     ok: true, dryRun: !!opts.dryRun, changed: false, week, from, to, decisions: [], lessons: [], friction: [],
-    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], changes: [], retries: 0, message: '',
+    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], extracted: [], changes: [], retries: 0, message: '',
     ...(opts.health ? { health: opts.health } : {}),
   };
 
+  // what a person wrote without types (free-form paragraphs, untyped bullets): extraction's proposals,
+  // filed only when asked, each as a new line of its home linking back to the source line; the
+  // person's file is never rewritten
+  const homeTexts = new Map<string, Set<string>>();
+  const inHome = (e: SourcedEntry): boolean => {
+    const rel = CANONICAL_HOME[e.type!];
+    let set = homeTexts.get(rel);
+    if (!set) homeTexts.set(rel, (set = new Set(parseEntries(read(ctx, rel) ?? '').map((x) => normalizeText(x.text)))));
+    return set.has(normalizeText(e.text));
+  };
+  // filed by an earlier review: not found again
+  const found = extractedFromFreeForm(ctx, days, entries).filter((f) => !inHome(f.entry));
+  const filed = opts.applyExtracted ? found.map((f) => f.entry) : [];
   const decText = read(ctx, DECISIONS);
-  const dec = newForHome(decText, entries.filter((e) => e.type === 'DECISION'));
+  const dec = newForHome(decText, [...entries.filter((e) => e.type === 'DECISION'), ...filed.filter((e) => e.type === 'DECISION')]);
   if (dec.lines.length) {
     ops.push({ kind: 'write', rel: DECISIONS, content: appendLines(decText, homeHeader('Decisions', 'review', t), dec.lines), expected: decText ?? null });
     res.decisions = dec.taken.map(cite);
   }
   const lesText = read(ctx, LESSONS);
-  const lessonCands = entries.filter((e) => e.type === 'LESSON');
+  const lessonCands = [...entries.filter((e) => e.type === 'LESSON'), ...filed.filter((e) => e.type === 'LESSON')];
   const fr = recurringFriction(entries);
   const les = newForHome(lesText, [...lessonCands, ...fr]);
   if (les.lines.length) {
@@ -255,6 +277,18 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
     res.lessons = les.taken.filter((e) => e.type === 'LESSON').map(cite);
     res.friction = les.taken.filter((e) => e.type !== 'LESSON').map(cite);
   }
+
+  const otherHomes = new Set<string>();
+  for (const type of ['PREF', 'PEOPLE', 'TECH', 'PROJ'] as const) {
+    const rel = CANONICAL_HOME[type];
+    const list = filed.filter((e) => e.type === type);
+    if (!list.length) continue;
+    const cur = read(ctx, rel);
+    const add = newForHome(cur, list);
+    if (add.lines.length) { ops.push({ kind: 'write', rel, content: appendLines(cur, homeHeader(titleOf(rel), 'review', t), add.lines), expected: cur ?? null }); otherHomes.add(rel); }
+  }
+  const written = (e: SourcedEntry): boolean => res.decisions.includes(cite(e)) || res.lessons.includes(cite(e)) || otherHomes.has(CANONICAL_HOME[e.type!]);
+  res.extracted = found.map((f) => ({ source: f.source, type: f.entry.type!, text: f.entry.text, home: CANONICAL_HOME[f.entry.type!], filed: !!opts.applyExtracted && written(f.entry) }));
 
   const arch = planArchive(ctx, {});
   ops.push(...arch.ops);
@@ -285,8 +319,10 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   }
   res.sublimation = sublimation(ctx, entries);
 
+  const unfiled = res.extracted.filter((x) => !x.filed).length;
+  const foundNote = unfiled ? `; ${plural(unfiled, 'entry', 'entries')} found in free-form notes (memtier review --apply files them)` : '';
   if (ops.length === 0) {
-    res.message = `No meaningful changes (${from} … ${to})`;
+    res.message = `No meaningful changes (${from} … ${to})${foundNote}`;
     return { ops, result: res };
   }
   res.changed = true;
@@ -300,8 +336,33 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   res.message = `review ${week}: ${v}file ${plural(res.decisions.length, 'decision')}, ${plural(res.lessons.length + res.friction.length, 'lesson')}` +
     `${res.archived ? `, ${v}archive ${plural(res.archived, 'day')}` : ''}${res.openQuestions.added.length ? `, ${plural(res.openQuestions.added.length, 'open question')}` : ''}` +
     `${res.bufferRotated ? ', rotate the stale buffer' : ''}${memText !== undefined && res.changes.includes(PATHS.memoryIndex) && res.openQuestions.added.length === 0 ? `, ${v}update MEMORY.md's "Last reviewed:" line` : ''} → ${reportRel}` +
+    `${res.extracted.some((x) => x.filed) ? `, ${v}file ${plural(res.extracted.filter((x) => x.filed).length, 'entry', 'entries')} found in free-form notes` : ''}${foundNote}` +
     `\n${opts.dryRun ? 'would change' : 'changed'}: ${res.changes.join(', ')}`;
   return { ops, result: res };
+}
+
+/**
+ * Extraction over the week's untyped text: free-form paragraphs of the days and untyped bullets.
+ * Each proposal becomes an entry for its home whose text links back to its source line
+ * (`(from PATH#Lline)`), so the same note gives the same line on every run (filed once).
+ */
+function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text: string }[], entries: SourcedEntry[]): { source: string; entry: SourcedEntry }[] {
+  const now = ctx.clock.now();
+  const units: { path: string; line: number; day: string | undefined; text: string }[] = [];
+  for (const d of days) {
+    const info = classify(d.rel);
+    for (const u of freeFormEntries(d.rel, d.text, info)) units.push({ path: u.path, line: u.line, day: u.day ?? d.date, text: u.text });
+  }
+  for (const e of entries) if (!e.type && !(e.path === PATHS.buffer)) units.push({ path: e.path, line: e.line, day: e.day, text: e.text });
+  const out: { source: string; entry: SourcedEntry }[] = [];
+  for (const u of units) {
+    for (const p of extract([{ role: 'user', content: u.text }], { now, tz: ctx.clock.tz }).proposals) {
+      if (p.type === 'EVENT' || p.type === 'TEMP') continue; // a dated event stays in its day
+      const source = `${u.path}#L${u.line}`;
+      out.push({ source, entry: { text: `${p.text} (from ${source})`, tags: p.tags, type: p.type, line: u.line, raw: '', path: u.path, ...(u.day ? { day: u.day } : {}) } });
+    }
+  }
+  return out;
 }
 
 /** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */
@@ -322,6 +383,9 @@ function renderReport(ctx: Ctx, r: ReviewResult): string {
     ...r.openQuestions.parked.map((q) => `- not added (MEMORY.md holds at most ${MAX_OPEN_QUESTIONS} open questions or is at its budget): ${q} — park it in todos.md`), '',
     '## Working buffer', r.bufferRotated ? '- stale buffer rotated into the episodic log' : '- fresh or empty', '',
   ];
+  if (r.extracted.length) {
+    out.push('## Found in free-form notes (extraction rules)', ...r.extracted.map((x) => `- ${x.filed ? 'filed' : 'found (review --apply files it)'}: [${x.type}] ${x.text} → ${x.home}`), '');
+  }
   if (r.health) {
     out.push('## Health', `- ${r.health.fail} failing, ${r.health.warn} warnings (run \`memtier health\` for details)`);
     for (const s of r.health.stale) out.push(`- stale: ${s}`);

@@ -33,3 +33,24 @@ describe('memtier classify', () => {
     expect(again.changed).toBe(false);
   });
 });
+
+describe('memtier review over free-form notes', () => {
+  it('lists what extraction finds in a person\'s notes, files it with --apply linking back, never rewrites the note, files once', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const note = join(root, 'memory/2026-05-14.md');
+    const text = '# 2026-05-14\n\n决定用 Astro 重写官网，因为要静态部署。\n\n- Ana owns the quarterly budget review\n- lunch was good\n';
+    writeFileSync(note, text);
+    const dry = JSON.parse((await runCli(['review', '--root', root, '--json'])).stdout);
+    expect(dry.extracted.map((x: any) => [x.type, x.filed])).toEqual([['DECISION', false], ['PEOPLE', false]]);
+    expect(dry.message).toContain('2 entries found in free-form notes (memtier review --apply files them)');
+    const r = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
+    expect(r.extracted.every((x: any) => x.filed)).toBe(true);
+    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('[DECISION] 决定用 Astro 重写官网，因为要静态部署 (from memory/2026-05-14.md#L1)');
+    expect(readFileSync(join(root, 'memory/semantic/people.md'), 'utf8')).toContain('[PEOPLE] Ana owns the quarterly budget review (from memory/2026-05-14.md#L5)');
+    expect(readFileSync(note, 'utf8')).toBe(text);
+    expect(readFileSync(join(root, r.report), 'utf8')).toContain('## Found in free-form notes');
+    const again = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
+    expect(again.extracted).toEqual([]);
+  });
+});
