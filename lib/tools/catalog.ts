@@ -63,7 +63,7 @@ export function toolTable() {
     },
     memory_write: {
       title: 'Remember a fact',
-      description: 'Store one durable fact as a typed entry in today\'s log: a preference (PREF), a decision and why (DECISION), project context (PROJ), infrastructure or tools (TECH), a lesson or correction (LESSON), a person (PEOPLE), an event (EVENT). One fact per call, one line, in the user\'s words. Never store secrets, passwords, tokens or keys (they are refused), nor small talk or what is already in memory (search first).',
+      description: 'Store one durable fact as a typed entry in today\'s log: a preference (PREF), a decision and why (DECISION), project context (PROJ), infrastructure or tools (TECH), a lesson or correction (LESSON), a person (PEOPLE), an event (EVENT). One fact per call, one line, in the user\'s words. Never store secrets, passwords, tokens or keys (they are refused), nor small talk or what is already in memory (search first; the same fact written twice today is refreshed, not repeated).',
       inputSchema: {
         text: z.string().min(1).max(4000).describe('the fact, one line'),
         type: TYPE.optional().describe('the entry type'),
@@ -71,7 +71,8 @@ export function toolTable() {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       invoke: (a: { text: string; type?: string | undefined; tags?: string[] | undefined }): Invocation => ({
-        argv: ['add', ...opt('--type', a.type), ...opt('--tags', a.tags?.join(',')), '--', a.text],
+        // --dedupe: the same fact already in today's log or the buffer is refreshed, not written twice
+        argv: ['add', '--dedupe', ...opt('--type', a.type), ...opt('--tags', a.tags?.join(',')), '--', a.text],
       }),
     },
     memory_wal: {
