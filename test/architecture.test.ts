@@ -10,7 +10,7 @@ import { REPO } from './helpers.js';
 
 /** Layer of each lib/ folder (or single file, for the entry): higher may import lower. */
 export const LAYERS: Record<string, number> = {
-  core: 0,
+  core: 0, types: 0,
   format: 1,
   store: 2,
   wal: 3, git: 3, search: 3, memory: 3,

@@ -41,7 +41,9 @@ working buffer already holds an entry saying the same (same numbers, 85 % of the
     assertKnownTags(ctx, text, entry.tags);
     // the same fact already in today's log or the buffer (no index: a write stays a cold call)
     const day = dayFile(ctx.root, localDate(ctx.clock.now(), ctx.clock.tz));
-    const near = (except?: string) => nearDuplicates(text, [{ path: day, text: readMemoryFile(ctx.root, day) }, { path: PATHS.buffer, text: readMemoryFile(ctx.root, PATHS.buffer) }], except);
+    // a report only: a file that cannot be read is left out (the write itself says why it fails)
+    const readable = (rel: string): string | undefined => { try { return readMemoryFile(ctx.root, rel); } catch { return undefined; } };
+    const near = (except?: string) => nearDuplicates(text, [{ path: day, text: readable(day) }, { path: PATHS.buffer, text: readable(PATHS.buffer) }], except);
     if (flagBool(args, 'dedupe')) {
       const dup = near()[0];
       if (dup) {

@@ -128,7 +128,9 @@ nothing when the newest snapshot already holds the same state (what host hooks u
       // the same thing logged before, in the buffer or today's log (a literal write: reported, kept)
       const day = dayFile(ctx.root, localDate(ctx.clock.now(), ctx.clock.tz));
       const said = r.entry.replace(/^- \S+ \S+ (?:\[[A-Z]+\] )?/, '').replace(/ \^\S+$/, '');
-      const dup = nearDuplicates(said, [{ path: PATHS.buffer, text: readMemoryFile(ctx.root, PATHS.buffer) }, { path: day, text: readMemoryFile(ctx.root, day) }], r.id)[0];
+      // a report only: an unreadable file (a day blocked by a failed rotation) never fails the write
+      const readable = (rel: string): string | undefined => { try { return readMemoryFile(ctx.root, rel); } catch { return undefined; } };
+      const dup = nearDuplicates(said, [{ path: PATHS.buffer, text: readable(PATHS.buffer) }, { path: day, text: readable(day) }], r.id)[0];
       const lines = [`logged ^${r.id} to ${r.buffer}; ${r.state} updated${r.note ? ` (${r.note})` : ''}${dup ? `; note: ${dup.cite} says the same` : ''}`];
       if (r.rotation) lines.push(`rotation: ${r.rotation.message}`);
       if (r.rotationError) ctx.log.warn(`the entry is saved, but the buffer rotation failed: ${r.rotationError}; run "memtier health"`);

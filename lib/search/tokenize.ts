@@ -3,7 +3,9 @@
  *
  * - Unicode: NFKC normalization and case folding (lower case plus ß → ss, ς → σ); accents are kept.
  * - Latin-script words: English stop words dropped, possessive `'s` dropped, then Porter
- *   stemming (`stemmer` package) for ASCII words ("running" → "run", "studies" → "studi").
+ *   stemming with Porter2 (Snowball English, `wink-porter2-stemmer`) for ASCII words ("running" →
+ *   "run", "studies" → "studi", "deploy" and "deployment" → "deploy"; Porter v1 made "deploy"
+ *   "deploi" and "deployment" "deploy", so neither found the other).
  * - Numbers and dates are kept whole: `2023`, `3.5`, `2026-05-15`, `v2`.
  * - Chinese and Japanese runs are segmented into words with `Intl.Segmenter` (full ICU); when
  *   ICU lacks the CJK dictionaries (small-icu builds) or MEMTIER_CJK=bigram, a run becomes
@@ -11,11 +13,11 @@
  *   stand alone are kept; CJK stop words dropped.
  * - Mixed script ("Docker 部署失败") is split into runs first, so each part gets its own rule.
  */
-import { stemmer } from 'stemmer';
+import stem from 'wink-porter2-stemmer';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 4;
+export const TOKENIZER_VERSION = 5;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -112,7 +114,7 @@ export function normalizeWord(w: string): string {
   if (/^[a-z]+$/.test(t)) {
     let s = stemCache.get(t);
     if (s === undefined) {
-      s = t.length > 2 ? stemmer(t) : t;
+      s = t.length > 2 ? stem(t) : t;
       if (stemCache.size < 50_000) stemCache.set(t, s);
     }
     return s;

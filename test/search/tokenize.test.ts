@@ -19,7 +19,8 @@ describe('tokenize: English', () => {
     expect(tokenize('ΟΔΟΣ')).toEqual(tokenize('οδος')); // final sigma folds like σ
   });
   it('queryTokens are distinct', () => {
-    expect(queryTokens('deploy deploys deploying')).toEqual(['deploi']);
+    // Porter2: "deploy" and "deployment" share a stem (Porter v1 made them "deploi" and "deploy")
+    expect(queryTokens('deploy deploys deploying deployment deployed')).toEqual(['deploy']);
   });
 });
 
@@ -50,5 +51,19 @@ describe('tokenize: Chinese and Japanese', () => {
   it('detects the runtime mode (this Node has full ICU) and honours MEMTIER_CJK', () => {
     expect(['icu', 'bigram']).toContain(cjkMode({}));
     expect(cjkMode({ MEMTIER_CJK: 'bigram' })).toBe('bigram');
+  });
+});
+
+describe('a stemming defect users hit at once (Porter v1)', () => {
+  it('search and recall find "deploy the web app" when asked about "deployment"', async () => {
+    const { runCli, tmpTree } = await import('../helpers.js');
+    const { join } = await import('node:path');
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    expect((await runCli(['wal', 'decide', '--root', root, 'deploy the web app with Argo CD'])).code).toBe(0);
+    const s = JSON.parse((await runCli(['search', '--root', root, 'deployment', '--json'])).stdout);
+    expect(s.results[0].text).toContain('Argo CD');
+    const r = JSON.parse((await runCli(['recall', '--root', root, '--query', 'what did we decide about deployment', '--json'])).stdout);
+    expect(r.text).toContain('Argo CD');
   });
 });
