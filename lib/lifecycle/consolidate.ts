@@ -1,8 +1,9 @@
 /**
  * Nightly consolidation (seed 000's pipeline), in order:
  *
- *   1. summarize   today's (or --date's) typed entries → memory/reviews/daily/YYYY-MM-DD.md with
- *                  Facts Learned / Decisions Made / Preferences Noted / Action Items
+ *   1. summarize   today's (or --date's) entries → memory/reviews/daily/YYYY-MM-DD.md with
+ *                  Facts Learned / Decisions Made / Preferences Noted / Action Items; untyped
+ *                  bullets typed and free-form paragraphs read by the extraction rules (lib/capture)
  *                  (templates/daily-summary.md is the prompt for an agent that wants prose)
  *   2. decay       activation recomputed for every entry from its date, type and recall history
  *                  (a pure function of the clock: "decay" is the recomputation and its report)
@@ -29,10 +30,11 @@ import { archivePath, dayFile, episodicPath, PATHS } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
-import { applyPlanned, cite, plural, read, type Op } from './common.js';
+import { applyPlanned, cite, dayFiles, plural, read, type Op } from './common.js';
+import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  activationFn, collectEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, withoutCitation, type MemEntry,
+  activationFn, collectEntries, freeFormEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, withoutCitation, type MemEntry,
 } from './pipeline.js';
 
 /** seed 000: facts above this are indexed in MEMORY.md. */
@@ -99,6 +101,28 @@ export function buildSummary(date: string, day: MemEntry[], openLine: string | u
   return { text, counts };
 }
 
+/**
+ * The day as the summary sees it: untyped bullets get the type the extraction rules give them, and
+ * what the rules find in the day's free-form paragraphs (OpenClaw's daily notes) is added, each
+ * citing its source line. Nothing is filed here (review --apply files into the homes).
+ */
+function withExtraction(ctx: Ctx, date: string, day: MemEntry[]): MemEntry[] {
+  const o = { now: ctx.clock.now(), tz: ctx.clock.tz };
+  const out = day.map((e) => {
+    if (e.type) return e;
+    const p = extract([{ role: 'user', content: e.text }], o).proposals[0];
+    return p ? { ...e, type: p.type } : e;
+  });
+  for (const f of dayFiles(ctx.root).filter((d) => d.date === date)) {
+    const text = read(ctx, f.rel);
+    if (!text) continue;
+    for (const u of freeFormEntries(f.rel, text, f)) {
+      for (const p of extract([{ role: 'user', content: u.text }], o).proposals) out.push({ ...u, type: p.type, text: p.text, tags: p.tags });
+    }
+  }
+  return out;
+}
+
 function closureOpen(text: string | undefined): string | undefined {
   const m = /^Open:\s*(.+)$/im.exec(text ?? '');
   const v = m?.[1]?.trim();
@@ -120,7 +144,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
 
   // 1. summarize
   const sumRel = summaryPath(date);
-  const dayEntries = live.filter((e) => LOG_KINDS.has(e.kind) && e.day === date);
+  const dayEntries = withExtraction(ctx, date, live.filter((e) => LOG_KINDS.has(e.kind) && e.day === date));
   const curSum = read(ctx, sumRel);
   const built = buildSummary(date, dayEntries, closureOpen(read(ctx, dayFile(ctx.root, date))), curSum);
   const summary: ConsolidateResult['summary'] = { file: sumRel, entries: dayEntries.length, sections: built?.counts ?? {}, changed: false };

@@ -54,3 +54,18 @@ describe('memtier review over free-form notes', () => {
     expect(again.extracted).toEqual([]);
   });
 });
+
+describe('memtier consolidate over free-form notes', () => {
+  it('types untyped bullets and reads the day\'s paragraphs into the daily summary, citing their lines', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/2026-05-15.md'), '# 2026-05-15\n\n决定用 Astro 重写官网，因为要静态部署。\n\n- Ana owns the quarterly budget review\n- lunch was good\n');
+    const r = await runCli(['consolidate', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-15.md'), 'utf8');
+    const section = (name: string): string => sum.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section('Decisions Made')).toContain('决定用 Astro 重写官网，因为要静态部署 — [memory/2026-05-15.md#L1]');
+    expect(section('Facts Learned')).toContain('Ana owns the quarterly budget review — [memory/2026-05-15.md#L5]');
+    expect(section('Facts Learned')).toContain('lunch was good');
+  });
+});
