@@ -9,6 +9,7 @@
  *   speculation  might, maybe, 可能, 也许 …
  *   short        under 10 characters (a CJK character counts as two)
  *   type rules   lib/capture/rules.ts, first match wins → a proposal; none → "no-rule"
+ *   importance   below 0.45 (importance()) → "low-importance"
  *
  * A proposal's text has its relative dates made absolute against the clock, its tags come from
  * memory/TAGS.md only, and its home is the type's canonical file. What is left out for privacy
@@ -39,9 +40,34 @@ export interface Proposal extends Position {
   rule: string;
   /** Days named in the sentence, absolute. */
   dates: string[];
+  /** How much it is worth keeping (importance(): type, specifics, an explicit "remember"). */
+  importance: number;
 }
 
-export type SkipReason = 'private' | 'secret' | 'noise' | 'question' | 'speculation' | 'short' | 'no-rule' | 'repeated';
+/** Below this a typed sentence is skipped as "low-importance". */
+export const IMPORTANCE_THRESHOLD = 0.45;
+const TYPE_BASE: Record<string, number> = { DECISION: 0.55, LESSON: 0.55, PREF: 0.55, PEOPLE: 0.5, EVENT: 0.5, PROJ: 0.45, TECH: 0.4, TEMP: 0.3 };
+
+/**
+ * A proposal's importance: its type's base (decisions, lessons and preferences matter most; a
+ * tool or host named without anything specific least), +0.1 for a number or a date, +0.1 for a
+ * name or technical term (a capitalized word after the first, a dotted or mixed-case term, Latin
+ * words inside Chinese), +0.1 for a sentence of 20 or more characters (CJK counting two), +0.2
+ * when the text asks to remember it. Documented threshold: 0.45, so a
+ * TECH sentence needs something specific ("we use it" is skipped, "we use Grafana" kept).
+ */
+export function importance(type: string, text: string, rule: string): number {
+  let s = TYPE_BASE[type] ?? 0.4;
+  if (/\d/.test(text)) s += 0.1;
+  const words = text.split(/\s+/);
+  const han = /[\u3400-\u9fff]/.test(text);
+  if (words.slice(1).some((w) => /^[A-Z][\p{L}\d-]/u.test(w)) || /\b\w+\.\w+\b|\b[a-z]+[A-Z]\w*\b/.test(text) || (han && /[A-Za-z]{2,}/.test(text))) s += 0.1;
+  if (width(text) >= 20) s += 0.1; // a sentence of some length says something particular
+  if (rule.startsWith('remember')) s += 0.2;
+  return Math.round(s * 100) / 100;
+}
+
+export type SkipReason = 'private' | 'secret' | 'noise' | 'question' | 'speculation' | 'short' | 'no-rule' | 'low-importance' | 'repeated';
 
 export interface Skip extends Position {
   reason: SkipReason;
@@ -139,11 +165,13 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       const latin = /[A-Za-z]/.test(text);
       const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && r.re.test(text));
       if (!rule) return skip('no-rule');
+      const score = importance(rule.type, text, rule.id);
+      if (score < IMPORTANCE_THRESHOLD) return skip('low-importance');
       const key = text.toLowerCase().replace(/[\s\p{P}]+/gu, '');
       if (seen.has(key)) return skip('repeated');
       seen.add(key);
       const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz, { bareWeekdays: rule.type === 'EVENT' });
-      proposals.push({ ...pos, type: rule.type, text: abs.text, tags: tagsIn(text, o.vocabulary), home: CANONICAL_HOME[rule.type], rule: rule.id, dates: abs.dates });
+      proposals.push({ ...pos, type: rule.type, text: abs.text, tags: tagsIn(text, o.vocabulary), home: CANONICAL_HOME[rule.type], rule: rule.id, dates: abs.dates, importance: score });
     });
   });
   return { proposals, skipped };

@@ -41,7 +41,7 @@ export function validateItems(raw: unknown, o: { now: Date; tz: string; vocabula
     if (unknown.length) return bad('tag-vocabulary', `tag${unknown.length === 1 ? '' : 's'} not in memory/TAGS.md: ${unknown.join(', ')}`);
     if (x.source !== undefined && typeof x.source !== 'string') return bad('source', 'source must be a string');
     const abs = absoluteDates(text, o.now, o.tz, { bareWeekdays: type === 'EVENT' });
-    proposals.push({ message: i, sentence: 0, type, text: abs.text, tags, home: CANONICAL_HOME[type], rule: 'validated', dates: abs.dates });
+    proposals.push({ message: i, sentence: 0, type, text: abs.text, tags, home: CANONICAL_HOME[type], rule: 'validated', dates: abs.dates, importance: 1 });
   });
   return { proposals, errors };
 }

@@ -72,7 +72,8 @@ relative dates made absolute ("next Friday (2026-05-22)"), tags from memory/TAGS
 canonical home and the rule that fired.
 
 Never proposed: credentials; speculation (might, maybe, 可能, 也许); questions; greetings, thanks and
-chatter; sentences under 10 characters (a CJK character counts two); and anything the text asks
+chatter; sentences under 10 characters (a CJK character counts two); typed sentences of low
+importance (type, numbers, names, length, "remember": below 0.45); and anything the text asks
 not to keep ("don't remember this", "off the record", "别记", "不用记") together with the sentence
 after it. What is left out for privacy is reported by position only, never echoed.
 

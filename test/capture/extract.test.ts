@@ -62,6 +62,13 @@ describe('extraction rules', () => {
     expect(r.skipped[2]!.text).toBe('We might switch to Bun.');
   });
 
+  it('skips a typed sentence of low importance (documented threshold 0.45), keeps one with specifics', () => {
+    const r = one('We use it. We use Grafana for dashboards. 我们用它。Remember that it works.');
+    expect(r.proposals.map((p) => p.text)).toEqual(['We use Grafana for dashboards', 'Remember that it works']);
+    expect(r.skipped.filter((s) => s.reason === 'low-importance').map((s) => s.text)).toEqual(['We use it.', '我们用它。']);
+    expect(r.proposals[0]!.importance).toBeGreaterThanOrEqual(0.45);
+  });
+
   it('makes relative dates absolute, bare weekdays only for events and deadlines', () => {
     // 2026-05-15 is a Friday
     expect(absoluteDates('ship it next Friday', NOW, 'UTC').text).toBe('ship it next Friday (2026-05-22)');
