@@ -25,7 +25,34 @@ const DAY_RE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const ZH_DAY: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6, '1': 0, '2': 1, '3': 2, '4': 3, '5': 4, '6': 5, '7': 6 };
 
 /** Cheap precheck: does the text look like it holds a time expression at all? */
-const PRECHECK = new RegExp(`\\b(today|yesterday|ago|last|this|past|${MON_RE}|${DAY_RE}|\\d{4})\\b|[今昨前去本这上]|周|星期|月|年`, 'i');
+const PRECHECK = new RegExp(`\\b(today|yesterday|ago|last|this|past|${MON_RE}|${DAY_RE}|\\d{4})\\b|[今昨前去本这這上下大后後明]|周|週|星期|禮拜|礼拜|月|年|五一|\\d\\/\\d`, 'i');
+
+/**
+ * Traditional and full-width forms of the characters time phrases are made of, one character for
+ * one (so a phrase found in the folded text is the same span of the original): 上週二 reads as 上周二,
+ * ５月３号 as 5月3号.
+ */
+const TIME_FOLD: Record<string, string> = { 週: '周', 個: '个', 禮: '礼', 號: '号', 兩: '两', 後: '后', 這: '这', 來: '来', 節: '节' };
+function foldTime(q: string): string {
+  let out = '';
+  for (const ch of q) {
+    const c = ch.codePointAt(0)!;
+    out += c >= 0xff01 && c <= 0xff5e ? String.fromCodePoint(c - 0xfee0) : c === 0x3000 ? ' ' : TIME_FOLD[ch] ?? ch;
+  }
+  return out;
+}
+
+const CN_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
+/** 1-99 in Arabic or Chinese numerals (三, 十, 十一, 二十, 二十三, 廿三); NaN when not one. */
+function cnNumber(s: string): number {
+  if (/^\d+$/.test(s)) return Number(s);
+  const t = s.replace(/^廿/, '二十');
+  const m = /^([一二两三四五六七八九])?(十)?([一二三四五六七八九])?$/.exec(t);
+  if (!m || (!m[1] && !m[2] && !m[3])) return NaN;
+  if (!m[2]) return m[3] ? NaN : CN_DIGIT[m[1]!]!;
+  return (m[1] ? CN_DIGIT[m[1]]! : 1) * 10 + (m[3] ? CN_DIGIT[m[3]]! : 0);
+}
+const CN_NUM = '(\\d{1,2}|[一二两三四五六七八九十廿]{1,3})';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const monthIndex = (m: string) => MONTHS.findIndex((x) => x.startsWith(m.toLowerCase().slice(0, 3)));
@@ -40,8 +67,16 @@ function validDay(y: number, m: number, d: number): string | undefined {
 
 /** Resolve the first time expression in `query` (undefined when none). */
 export function parseTimeRange(query: string, now: Date, tz: string): TimeRange | undefined {
-  if (!PRECHECK.test(query)) return undefined;
-  const q = query.toLowerCase();
+  if (!PRECHECK.test(query) && !/[\uff10-\uff19]/.test(query)) return undefined;
+  const orig = query.toLowerCase();
+  const q = foldTime(orig);
+  const res = parseFolded(q, now, tz);
+  // the phrases as they stand in the query (the fold keeps every character's place)
+  if (res) res.phrases = res.phrases.map((p) => { const i = q.indexOf(p); return i >= 0 ? orig.slice(i, i + p.length) : p; });
+  return res;
+}
+
+function parseFolded(q: string, now: Date, tz: string): TimeRange | undefined {
   const today = localDate(now, tz);
   const [ty, tm] = [Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 1];
   const weekStart = addDays(today, -weekday(today));
@@ -71,6 +106,45 @@ export function parseTimeRange(query: string, now: Date, tz: string): TimeRange 
     const { from, to } = monthRange(+m[2]!, monthIndex(m[1]!)); return r(from, to, m[0]);
   }
   if ((m = hit(/\b(?:in|during)\s+(\d{4})\b/)) || (m = hit(/(\d{4})\s*年/))) { const y = +m[1]!; if (y > 1900 && y < 2200) return r(`${y}-01-01`, `${y}-12-31`, m[0]); }
+  // Chinese numerals and a month without its year: the most recent such day or month
+  if ((m = hit(new RegExp(`${CN_NUM}\\s*月\\s*${CN_NUM}\\s*[日号]`)))) {
+    const mo = cnNumber(m[1]!) - 1;
+    const dd = cnNumber(m[2]!);
+    const d = validDay(ty, mo, dd);
+    if (d) { const dd2 = d > today ? validDay(ty - 1, mo, dd) : d; if (dd2) return r(dd2, dd2, m[0]); }
+  }
+  if ((m = hit(/五一(?:假期|长假|节|劳动节)?/))) { const y = today >= `${ty}-05-01` ? ty : ty - 1; return r(`${y}-05-01`, `${y}-05-05`, m[0]); }
+  if ((m = hit(new RegExp(`(?<![\\d年个])${CN_NUM}\\s*月份?(?![\\d一二两三四五六七八九十]|\\s*[日号])`)))) {
+    const mo = cnNumber(m[1]!) - 1;
+    if (mo >= 0 && mo <= 11) { const y = mo > tm ? ty - 1 : ty; const { from, to } = monthRange(y, mo); return r(from, to, m[0]); }
+  }
+  // month/day as Chinese notes write it (5/3 is May 3), only in a query with Chinese in it
+  if (/[\u3400-\u9fff]/.test(q) && (m = hit(/(?<![\d/.])(\d{1,2})\/(\d{1,2})(?![\d/.])/))) {
+    const d = validDay(ty, +m[1]! - 1, +m[2]!);
+    if (d) { const dd = d > today ? validDay(ty - 1, +m[1]! - 1, +m[2]!) : d; if (dd) return r(dd, dd, m[0]); }
+  }
+  if ((m = hit(/大前天/))) { const d = addDays(today, -3); return r(d, d, m[0]); }
+  if ((m = hit(/大后天/))) { const d = addDays(today, 3); return r(d, d, m[0]); }
+  if ((m = hit(/后天/))) { const d = addDays(today, 2); return r(d, d, m[0]); }
+  if ((m = hit(/明天|明日/))) { const d = addDays(today, 1); return r(d, d, m[0]); }
+  if ((m = hit(new RegExp(`${CN_NUM}\\s*(天|周|个星期|个礼拜|星期|礼拜)(?:之|以)?前`)))) {
+    const n = cnNumber(m[1]!);
+    if (n > 0) {
+      if (m[2] === '天') { const d = addDays(today, -n); return r(d, d, m[0]); }
+      const d = addDays(today, -7 * n);
+      return r(addDays(d, -3), addDays(d, 3), m[0]);
+    }
+  }
+  if ((m = hit(/(上上|上|这|本|下)?\s*(?:个)?(?:周|星期|礼拜)末/))) {
+    const shift = m[1] === '上上' ? -14 : m[1] === '上' ? -7 : m[1] === '下' ? 7 : m[1] ? 0 : weekday(today) >= 5 ? 0 : -7;
+    const sat = addDays(weekStart, shift + 5);
+    return r(sat, addDays(sat, 1), m[0]);
+  }
+  if ((m = hit(/(上上|下)\s*(?:个)?(?:周|星期|礼拜)\s*([一二三四五六日天1-7])?/))) {
+    const start = addDays(weekStart, m[1] === '上上' ? -14 : 7);
+    if (m[2]) { const d = addDays(start, ZH_DAY[m[2]]!); return r(d, d, m[0]); }
+    return r(start, addDays(start, 6), m[0]);
+  }
   if ((m = hit(/\bthe day before yesterday\b|前天/))) { const d = addDays(today, -2); return r(d, d, m[0]); }
   if ((m = hit(/\byesterday\b|昨天|昨日/))) { const d = addDays(today, -1); return r(d, d, m[0]); }
   if ((m = hit(/\btoday\b|今天|今日/))) return r(today, today, m[0]);
@@ -81,7 +155,7 @@ export function parseTimeRange(query: string, now: Date, tz: string): TimeRange 
     const d = addDays(today, -days);
     return m[2] === 'week' ? r(addDays(d, -3), addDays(d, 3), m[0]) : r(d, d, m[0]);
   }
-  if ((m = hit(/(上|这|本)\s*(?:周|星期|礼拜)\s*([一二三四五六日天1-7])?/))) {
+  if ((m = hit(/(上|这|本)\s*(?:个)?(?:周|星期|礼拜)\s*([一二三四五六日天1-7])?/))) {
     const start = m[1] === '上' ? addDays(weekStart, -7) : weekStart;
     if (m[2]) { const d = addDays(start, ZH_DAY[m[2]]!); return r(d, d, m[0]); }
     return r(start, addDays(start, 6), m[0]);

@@ -60,3 +60,35 @@ describe('time expressions against a fixed clock', () => {
     expect(r('invalid 2026-02-30')).toBeUndefined();
   });
 });
+
+describe('Chinese time phrases a Chinese-speaking user tried (2026-05-15 is a Friday)', () => {
+  it('weeks before last, next week, weekends, days before', () => {
+    expect(r('上上周做了什么')).toEqual(['2026-04-27', '2026-05-03']);
+    expect(r('上上周二的会')).toEqual(['2026-04-28', '2026-04-28']);
+    expect(r('下周三的评审')).toEqual(['2026-05-20', '2026-05-20']);
+    expect(r('大前天')).toEqual(['2026-05-12', '2026-05-12']);
+    expect(r('上周末去哪了')).toEqual(['2026-05-09', '2026-05-10']);
+    expect(r('这周末')).toEqual(['2026-05-16', '2026-05-17']);
+    expect(r('周末')).toEqual(['2026-05-09', '2026-05-10']);
+    expect(r('三天前')).toEqual(['2026-05-12', '2026-05-12']);
+    expect(r('两天前说的')).toEqual(['2026-05-13', '2026-05-13']);
+    expect(r('3天前')).toEqual(['2026-05-12', '2026-05-12']);
+    expect(r('上个星期二')).toEqual(['2026-05-05', '2026-05-05']);
+  });
+  it('traditional and full-width forms, Chinese numerals, a month alone, month/day, 五一', () => {
+    expect(r('上週二')).toEqual(['2026-05-05', '2026-05-05']);
+    expect(parseTimeRange('上週二開會', NOW, 'UTC')!.phrases).toEqual(['上週二']);
+    expect(r('五月三号')).toEqual(['2026-05-03', '2026-05-03']);
+    expect(r('５月３号')).toEqual(['2026-05-03', '2026-05-03']);
+    expect(parseTimeRange('５月３号的机票', NOW, 'UTC')!.phrases).toEqual(['５月３号']);
+    expect(r('十二月二十五日')).toEqual(['2025-12-25', '2025-12-25']);
+    expect(r('4月的事')).toEqual(['2026-04-01', '2026-04-30']);
+    expect(r('6月')).toEqual(['2025-06-01', '2025-06-30']);
+    expect(r('5/3 那天')).toEqual(['2026-05-03', '2026-05-03']);
+    expect(r('5/3')).toBeUndefined(); // no Chinese: not read as a date
+    expect(r('五一去哪玩')).toEqual(['2026-05-01', '2026-05-05']);
+    // unchanged
+    expect(r('上周二')).toEqual(['2026-05-05', '2026-05-05']);
+    expect(r('3个月的计划')).toBeUndefined();
+  });
+});
