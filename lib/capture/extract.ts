@@ -16,6 +16,7 @@
  * (private, secret) is reported by reason and position only: its text is never in the result.
  */
 import { CANONICAL_HOME, type EntryType } from '../format/entry.js';
+import { displayWidth } from '../format/width.js';
 import { scanSecrets } from '../store/guards/secrets.js';
 import { absoluteDates } from './dates.js';
 import { NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from './rules.js';
@@ -91,11 +92,7 @@ export interface ExtractOptions {
 export const MIN_CHARS = 10;
 
 /** Display width: a CJK character counts as two. */
-export function width(s: string): number {
-  let w = 0;
-  for (const ch of s) w += /[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/.test(ch) ? 2 : 1;
-  return w;
-}
+export const width = displayWidth;
 
 /** The sentences of a message: split at line ends and sentence ends (., !, ?, ;, 。, ！, ？, ；). */
 export function sentences(text: string): string[] {

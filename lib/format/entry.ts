@@ -48,7 +48,7 @@ export interface Entry {
 
 export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
 const ID_TAIL = /\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
-const TAG_RE = /(?:^|[\s(])#([\p{L}][\p{L}\p{N}_/-]*)/gu;
+const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
 const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
 const TYPE = /^\[([A-Z]+)\]\s*/;
 

@@ -41,7 +41,10 @@ function contentText(c: unknown): string {
 
 function cut(s: string, n: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > n ? t.slice(0, n) : t;
+  if (t.length <= n) return t;
+  // never half of a surrogate pair (an emoji cut in two is invalid JSON text downstream)
+  const c = t.slice(0, n);
+  return /[\uD800-\uDBFF]$/.test(c) ? c.slice(0, -1) : c;
 }
 
 /** Build the recall query from a conversation. */

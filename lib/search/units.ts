@@ -162,7 +162,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
       const u = base(section.start);
       u.endLine = section.end;
       u.text = section.lines.join('\n').trim();
-      for (const m of u.text.matchAll(/(?:^|[\s(])#([\p{L}][\p{L}\p{N}_/-]*)/gu)) {
+      for (const m of u.text.matchAll(/(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu)) {
         const t = m[1]!.toLowerCase();
         if (!u.tags.includes(t)) u.tags.push(t);
       }

@@ -3,6 +3,7 @@
  * charts where a picture reads faster than a column of numbers (types, tags, months,
  * activation, growth).
  */
+import { displayWidth, padDisplay } from '../format/width.js';
 import type { Stats } from './collect.js';
 
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -28,10 +29,10 @@ const num = (n: number): string => n.toLocaleString('en-US');
 function chart(title: string, m: Record<string, number>, charts: boolean, fmt: (n: number) => string = num): string[] {
   const rows = Object.entries(m);
   if (rows.length === 0) return [];
-  const w = Math.max(...rows.map(([k]) => k.length));
+  const w = Math.max(...rows.map(([k]) => displayWidth(k)));
   const max = Math.max(...rows.map(([, v]) => v));
   const vw = Math.max(...rows.map(([, v]) => fmt(v).length));
-  return [title, ...rows.map(([k, v]) => `  ${k.padEnd(w)}  ${fmt(v).padStart(vw)}${charts ? `  ${bar(v, max)}` : ''}`.trimEnd())];
+  return [title, ...rows.map(([k, v]) => `  ${padDisplay(k, w)}  ${fmt(v).padStart(vw)}${charts ? `  ${bar(v, max)}` : ''}`.trimEnd())];
 }
 
 const inline = (m: Record<string, number>, fmt: (n: number) => string = num): string => Object.entries(m).map(([k, v]) => `${k} ${fmt(v)}`).join(' · ');
