@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
 import { addDays, daysBetween } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
+import { cnNumber } from '../search/timeexpr.js';
 import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { cite, entriesOf, normalizeText, read, today, type SourcedEntry } from './common.js';
@@ -232,17 +233,20 @@ const count = (s: string): number => ({ a: 1, an: 1, one: 1, two: 2, three: 3 } 
 
 export const RELATIVE: Rel[] = [
   { re: new RegExp(`\\b(last|next|this|coming) (${WEEKDAYS.join('|')})\\b`, 'i'), meant: (d, m) => weekday(d, m[1]!, WEEKDAYS.indexOf(m[2]!.toLowerCase())) },
-  { re: /(上|下|本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/, meant: (d, m) => addDays(monday(d), zhShift(m[1]!) * 7 + ((ZH_DAY[m[2]!]! + 6) % 7)) },
+  { re: /(上|下|本|这|這)(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])/, meant: (d, m) => addDays(monday(d), zhShift(m[1]!) * 7 + ((ZH_DAY[m[2]!]! + 6) % 7)) },
+  { re: /(\d{1,2}|[一二两兩三四五六七八九十]{1,3})\s*天(?:之)?(前|后|後)/, meant: (d, m) => addDays(d, (m[2] === '前' ? -1 : 1) * cnNumber(m[1]!.replace('兩', '两'))) },
+  { re: /大前天/, meant: (d) => addDays(d, -3) },
+  { re: /大后天|大後天/, meant: (d) => addDays(d, 3) },
   { re: /\b(\d+|a|an|one|two|three) (day|week)s? ago\b/i, meant: (d, m) => addDays(d, -count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
   { re: /\bin (\d+|a|an|one|two|three) (day|week)s?\b/i, meant: (d, m) => addDays(d, count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
   { re: /\bday before yesterday\b|前天/i, meant: (d) => addDays(d, -2) },
   { re: /\byesterday\b|昨天|昨日/i, meant: (d) => addDays(d, -1) },
-  { re: /\bday after tomorrow\b|后天/i, meant: (d) => addDays(d, 2) },
+  { re: /\bday after tomorrow\b|后天|後天/i, meant: (d) => addDays(d, 2) },
   { re: /\btomorrow\b|明天|明日/i, meant: (d) => addDays(d, 1) },
   { re: /\btoday\b|\btonight\b|\bthis morning\b|今天|今日/i, meant: (d) => d },
-  { re: /\blast week\b|上周|上星期|上个星期/i, meant: (d) => weekOf(addDays(d, -7)) },
-  { re: /\bnext week\b|下周|下星期|下个星期/i, meant: (d) => weekOf(addDays(d, 7)) },
-  { re: /\bthis week\b|本周|这周/i, meant: (d) => weekOf(d) },
+  { re: /\blast week\b|上周|上週|上星期|上个星期|上個星期/i, meant: (d) => weekOf(addDays(d, -7)) },
+  { re: /\bnext week\b|下周|下週|下星期|下个星期|下個星期/i, meant: (d) => weekOf(addDays(d, 7)) },
+  { re: /\bthis week\b|本周|这周|本週|這週/i, meant: (d) => weekOf(d) },
   { re: /\blast month\b|上个月|上月/i, meant: (d) => monthOf(d, -1) },
   { re: /\bnext month\b|下个月|下月/i, meant: (d) => monthOf(d, 1) },
   { re: /\blast year\b|去年/i, meant: (d) => String(Number(d.slice(0, 4)) - 1) },

@@ -44,7 +44,7 @@ function foldTime(q: string): string {
 
 const CN_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 /** 1-99 in Arabic or Chinese numerals (三, 十, 十一, 二十, 二十三, 廿三); NaN when not one. */
-function cnNumber(s: string): number {
+export function cnNumber(s: string): number {
   if (/^\d+$/.test(s)) return Number(s);
   const t = s.replace(/^廿/, '二十');
   const m = /^([一二两三四五六七八九])?(十)?([一二三四五六七八九])?$/.exec(t);

@@ -95,6 +95,16 @@ describe('verify: prose only, strict frontmatter, weekdays, --days', () => {
     expect(meant).toEqual(['2026-05-18', '2026-05-08', '2026-05-18', '2026-05-10']);
   });
 
+  it('Chinese relative dates a user wrote: 下週三 (traditional), 三天后, 大后天 (not 后天), 两天前, 大前天', () => {
+    // 2026-05-13 is a Wednesday
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/projects.md': '---\ntags: [projects]\ncreated: 2026-05-13\nlast_verified: 2026-05-13\n---\n# Projects\n- 2026-05-13 10:00 [PROJ] 下週三 评审 ^q1\n- 2026-05-13 10:01 [PROJ] 三天后 上线 ^q2\n- 2026-05-13 10:02 [PROJ] 大后天 发布 ^q3\n- 2026-05-13 10:03 [PROJ] 两天前 修好了 ^q4\n- 2026-05-13 10:04 [PROJ] 大前天 出的问题 ^q5\n',
+    });
+    const meant = verify(testCtx(root)).findings.filter((f) => f.kind === 'relative-date').map((f) => f.meant);
+    expect(meant).toEqual(['2026-05-20', '2026-05-16', '2026-05-16', '2026-05-11', '2026-05-10']);
+  });
+
   it('--days N checks paths in the last N episodic days; older days and the default leave logs alone', async () => {
     const root = tmpTree({
       'MEMORY.md': '# Memory\n',
