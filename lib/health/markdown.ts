@@ -1,6 +1,7 @@
 /**
  * Small line-level markdown helpers shared by checks (no parser: these run on every call).
  */
+import { foldForCompare } from '../format/compare.js';
 
 /** The frontmatter block of a text: 1-based line numbers of its fences and its body lines. */
 export interface FrontmatterBlock {
@@ -77,10 +78,10 @@ export function normalizeFact(text: string): string {
       .replace(/\s+/g, ' ')
       .trim();
   }
-  return t
-    .replace(/(^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+  return foldForCompare(t
+    .replace(/(^|\s)[#＃][\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
     .replace(/\^[a-z0-9-]{3,64}/g, ' ')
     .replace(/[^\p{L}\p{N}\s]+/gu, ' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim());
 }

@@ -9,6 +9,7 @@
 import { localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { foldForCompare } from '../format/compare.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
 import { openStore, type Tx } from '../store/store.js';
@@ -118,13 +119,13 @@ export function entriesOf(rel: string, text: string, fileDate?: string): Sourced
 
 /** Text compared for duplicates: case, spacing, punctuation, tags and ids ignored. */
 export function normalizeText(s: string): string {
-  return s
+  return foldForCompare(s
     .normalize('NFKC')
     .toLowerCase()
     .replace(/\s\^[a-z0-9-]+\s*$/i, '')
-    .replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
+    .replace(/(?:^|\s)[#＃][\p{L}][\p{L}\p{N}_/-]*/gu, ' ')
     .replace(/[\s\p{P}\p{S}]+/gu, ' ')
-    .trim();
+    .trim());
 }
 
 /** A citation of an entry: `path#^id` when it has an id, else `path#Lline`. */

@@ -29,3 +29,27 @@ describe('CJK forms', () => {
     }
   });
 });
+
+describe('Chinese near-duplicates', () => {
+  it('三点 and 3 点, spacing and punctuation apart, are one fact; 四点 is another', async () => {
+    const { foldForCompare, compareWords } = await import('../../lib/format/compare.js');
+    const { normalizeText } = await import('../../lib/lifecycle/common.js');
+    const { normalizeFact } = await import('../../lib/health/markdown.js');
+    expect(normalizeText('周会改到下午三点，在三楼')).toBe(normalizeText('周会改到下午 3 点, 在 3 楼'));
+    expect(normalizeFact('周会改到下午三点，在三楼')).toBe(normalizeFact('周会改到下午 3 点, 在 3 楼'));
+    expect(normalizeText('周会改到下午四点')).not.toBe(normalizeText('周会改到下午三点'));
+    expect(foldForCompare('二十三号 和 十点')).toBe('23号和10点');
+    expect(compareWords('部署 docker 到集群')).toEqual(['部署', 'docker', '到集', '集群']);
+  });
+
+  it('health reports them', async () => {
+    const { runCli, tmpTree } = await import('../helpers.js');
+    const { join } = await import('node:path');
+    const { writeFileSync } = await import('node:fs');
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [EVENT] 周会时间改到下午三点，在三楼会议室 ^aaa111\n- 10:00 [EVENT] 周会时间改到下午 3 点, 在 3 楼会议室 ^bbb222\n- 11:00 [EVENT] 周会时间改到下午四点，在三楼会议室 ^ccc333\n');
+    const r = JSON.parse((await runCli(['health', '--root', root, '--only', 'near-duplicates', '--json'])).stdout);
+    expect(r.findings.map((f: any) => `${f.line} ${f.message}`)).toEqual(['4 100% the same as memory/episodic/2026-05-14.md:3']);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { normalizeFact } from '../markdown.js';
+import { compareWords } from '../../format/compare.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 
@@ -65,7 +66,7 @@ function records(snap: Snapshot): Rec[] {
       if (e.superseded) continue;
       const key = normalizeFact(e.text);
       // one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2")
-      const words = [...new Set(key.split(' ').filter((w) => w.length > 1 || /\d/.test(w)))];
+      const words = [...new Set(compareWords(key).filter((w) => w.length > 1 || /\d/.test(w) || /[\u3400-\u9fff]/.test(w)))];
       if (words.length >= 4) out.push({ f, e, key, words, group });
     }
   }
