@@ -202,6 +202,17 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
       return true;
     };
     const hotList = hotDocs(view, history, Math.min(RECALL_DEFAULTS.hotMax, budget.limit));
+    if (query.trim()) {
+      // with a question, a hot entry is shown only when it matches, marked ★, in its place by
+      // score: the best match always comes first, and nothing pushes it out of the budget
+      const hotKeys = new Set(hotList.map((h) => unitKey(h.d)));
+      const opts: Parameters<typeof rank>[3] = { k: budget.limit, history };
+      if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
+      const resp = rank(ctx, view, query, opts);
+      for (const r of resp.results) if (!take(r, hotKeys.has(r.key))) break;
+      return;
+    }
+    // no question (a session's start): the most recalled entries
     for (const { d } of hotList) {
       const r: SearchResult = { key: unitKey(d), path: d.u.path, line: d.u.line, endLine: d.u.endLine, tags: d.u.tags, tier: d.u.tier === 'buffer' ? 'hot' : d.u.tier, kind: d.u.kind, heading: d.u.heading, text: d.u.text, score: 0, activation: 1, via: 'hot' };
       if (d.u.id) r.id = d.u.id;
@@ -209,18 +220,12 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
       if (d.u.date) r.date = d.u.date;
       take(r, true);
     }
-    const left = budget.limit - hot.length;
-    if (left > 0 && query.trim()) {
-      const opts: Parameters<typeof rank>[3] = { k: left, history, exclude: new Set(hotList.map((h) => unitKey(h.d))) };
-      if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
-      const resp = rank(ctx, view, query, opts);
-      for (const r of resp.results) if (!take(r, false)) break;
-    }
   };
   if (o.index) build(o.index);
   else await withIndex(ctx, build);
   if (cached) return cached;
-  const lines = [...hot, ...results].map((r) => r.line_text);
+  // in the order they were taken: by score for a question, the hot list without one
+  const lines = (hot.length && results.length ? [...hot, ...results].sort((a, b) => b.score - a.score) : [...hot, ...results]).map((r) => r.line_text);
   const text = lines.length ? `Relevant memory (memtier recall; cite path#Lline when you use it):\n${lines.join('\n')}` : '';
   const block = { query, budget, hot, results, text };
   if (!o.noRecord && lines.length) recordRecalls(ctx, [...hot, ...results].map((r) => r.key), query);

@@ -52,7 +52,7 @@ describe('recall', () => {
     expect(all.results[0]!.id).toBe('old00001');
   });
 
-  it('puts the hot tier (recalled 5+ times) first, at most 3, and keeps it out of the ranked part', async () => {
+  it('shows a hot entry (recalled 5+ times) only when it matches, marked ★ in its place by score; without a question, the hot tier', async () => {
     const root = memory();
     const ctx = testCtx(root);
     // an entry without ^id is keyed by its words and its file (its day, for a dated file)
@@ -60,10 +60,22 @@ describe('recall', () => {
     for (let i = 0; i < 5; i++) recordRecalls(ctx, ['pref0001', memKey, 'dk0003', 'dk0004'], `warmup ${i}`);
     recordRecalls(ctx, ['dk0004'], 'one more'); // dk0004: 6 recalls, the most
     const b = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
-    expect(b.hot.map((h) => h.key)).toEqual(['dk0004', 'dk0003', 'pref0001']); // by count, then key (the content key sorts after them)
-    expect(b.results.some((r) => ['dk0004', 'dk0003'].includes(r.key))).toBe(false);
-    expect(b.results).toHaveLength(10 - 3);
-    expect(b.text.split('\n')[1]).toMatch(/^- ★ /);
+    const shown = [...b.hot, ...b.results];
+    // the pnpm preference is hot but says nothing about docker hosts: not shown
+    expect(shown.some((r) => r.key === 'pref0001')).toBe(false);
+    expect(b.hot.map((h) => h.key).sort()).toEqual(['dk0003', 'dk0004']);
+    for (const h of b.hot) expect(h.line_text).toMatch(/^- ★ /);
+    expect(shown).toHaveLength(10);
+    // the best match comes first, hot or not
+    const best = [...shown].sort((x, y) => y.score - x.score)[0]!;
+    expect(b.text.split('\n')[1]).toBe(best.line_text);
+    // a tight budget keeps the best match
+    const tight = await recall(ctx, 'docker host 11', { maxChars: 160, noCache: true, noRecord: true });
+    expect(tight.text.split('\n')[1]).toContain('docker host 11');
+    // no question (a session's start): the hot tier, by count
+    const start = await recall(ctx, '', { noCache: true, noRecord: true });
+    expect(start.hot.map((h) => h.key).slice(0, 3)).toEqual(['dk0004', 'dk0003', 'pref0001']);
+    expect(start.text.split('\n')[1]).toMatch(/^- ★ /);
   });
 
   it('keeps an untyped entry\'s history through a line inserted above it, and reads an older history\'s path#Lline keys', async () => {
@@ -72,7 +84,7 @@ describe('recall', () => {
     const memKey = contentKey('- [Infra](memory/semantic/infrastructure.md) — hosts', 'MEMORY.md');
     for (let i = 0; i < 5; i++) recordRecalls(ctx, [memKey], `q ${i}`);
     writeFileSync(join(root, 'MEMORY.md'), '# Memory\nLast reviewed: 2026-05-15\n- [Infra](memory/semantic/infrastructure.md) — hosts\n');
-    const b = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
+    const b = await recall(ctx, '', { noCache: true, noRecord: true });
     expect(b.hot.map((h) => [h.key, h.line])).toEqual([[memKey, 3]]);
     // a dated entry keeps its history when its day moves to the archive
     mkdirSync(join(root, 'memory/archive/2025/06'), { recursive: true });
@@ -80,11 +92,11 @@ describe('recall', () => {
     writeFileSync(join(root, 'memory/episodic/2025-06-01.md'), '- 10:00 [EVENT] docker meetup in Berlin\n');
     for (let i = 0; i < 6; i++) recordRecalls(ctx, [meetup], `m ${i}`);
     renameSync(join(root, 'memory/episodic/2025-06-01.md'), join(root, 'memory/archive/2025/06/2025-06-01.md'));
-    const moved = await recall(ctx, 'docker host', { noCache: true, noRecord: true });
+    const moved = await recall(ctx, '', { noCache: true, noRecord: true });
     expect(moved.hot.map((h) => [h.key, h.path])).toContainEqual([meetup, 'memory/archive/2025/06/2025-06-01.md']);
     const old = memory();
     for (let i = 0; i < 5; i++) recordRecalls(testCtx(old), ['MEMORY.md#L2'], `q ${i}`);
-    const o = await recall(testCtx(old), 'docker host', { noCache: true, noRecord: true });
+    const o = await recall(testCtx(old), '', { noCache: true, noRecord: true });
     expect(o.hot.map((h) => h.path)).toEqual(['MEMORY.md']);
   });
 
