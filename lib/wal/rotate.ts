@@ -3,7 +3,7 @@
  *
  *   1. rename memory/working-buffer.md aside to memory/.rotating/buffer-STAMP.md   (crash: rotate.after-rename)
  *   2. write a fresh buffer holding only its header
- *   3. merge the aside file's entries into today's episodic file, skipping ids     (crash: rotate.after-merge)
+ *   3. merge the aside file's entries into their days' episodic files, skipping ids (crash: rotate.after-merge)
  *      already there (lines without an id get one derived from their position
  *      and text, so a retry derives the same id)
  *   4. move the aside file to the trash                                             (crash: rotate.before-cleanup)
@@ -82,8 +82,9 @@ function linesById(text: string | undefined): Map<string, Set<string>> {
 }
 
 /**
- * Merge one aside file into the episodic day of the rotation (the day in its name, so a rotation
- * recovered after midnight still lands in the same file), then trash it.
+ * Merge one aside file into the episodic days its entries were written on (an undated line: the
+ * day in the aside file's name, so a rotation recovered after midnight still lands in the same
+ * file), then trash it.
  *
  * Exactly once: an entry is skipped only when the day already holds the very same line (a merge
  * a crash interrupted). Two different entries that share an id (ids carry 6 random characters
@@ -95,25 +96,33 @@ function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res
   const today = /buffer-(\d{4}-\d{2}-\d{2})T/.exec(asideRel)?.[1] ?? fallbackDay;
   const text = tx.read(asideRel) ?? '';
   const entries = bufferEntries(text, asideRel.split('/').pop()!);
-  const target = dayFile(ctx.root, today);
-  const cur = tx.read(target);
-  const have = linesById(cur);
-  const lines: string[] = [];
-  for (const { e, seed } of entries) {
-    // the day file gives the date; keep it on the line only when the entry is from another day
-    const { date, ...rest } = e;
-    const base = date === today ? rest : e;
-    let line = formatEntryLine(base);
-    for (let n = 1; have.has(base.id!) && !have.get(base.id!)!.has(line); n++) {
-      base.id = derivedId(`${seed}\n${n}`);
-      line = formatEntryLine(base);
-    }
-    if (have.get(base.id!)?.has(line)) { res.skipped++; continue; }
-    have.set(base.id!, new Set([line]));
-    lines.push(line);
+  // each entry goes to the day it was written (the date on its buffer line): a buffer left for
+  // weeks does not pour April's decisions into a day in May; an undated line goes to the
+  // rotation's day
+  const byDay = new Map<string, { e: Entry; seed: string }[]>();
+  for (const x of entries) {
+    const day = x.e.date ?? today;
+    byDay.set(day, [...(byDay.get(day) ?? []), x]);
   }
-  if (lines.length) {
-    if (cur === undefined) tx.write(target, `# ${today}\n\n`, { expected: null });
+  for (const [day, list] of [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const target = dayFile(ctx.root, day);
+    const cur = tx.read(target);
+    const have = linesById(cur);
+    const lines: string[] = [];
+    for (const { e, seed } of list) {
+      // the day file gives the date
+      const { date: _date, ...base } = e;
+      let line = formatEntryLine(base);
+      for (let n = 1; have.has(base.id!) && !have.get(base.id!)!.has(line); n++) {
+        base.id = derivedId(`${seed}\n${n}`);
+        line = formatEntryLine(base);
+      }
+      if (have.get(base.id!)?.has(line)) { res.skipped++; continue; }
+      have.set(base.id!, new Set([line]));
+      lines.push(line);
+    }
+    if (!lines.length) continue;
+    if (cur === undefined) tx.write(target, `# ${day}\n\n`, { expected: null });
     let chunk = '';
     for (const l of lines) {
       if (Buffer.byteLength(chunk + l + '\n') > 15 * 1024) { tx.append(target, chunk); chunk = ''; }

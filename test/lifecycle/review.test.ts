@@ -45,7 +45,8 @@ describe('review', () => {
     expect(t['MEMORY.md']).toContain('Last reviewed: 2026-05-15 (2026-W20)');
     expect(t['MEMORY.md']).toContain('- which backup target?\n- pick a log retention period\n');
     expect(t['memory/working-buffer.md']).not.toContain('buf00001');
-    expect(t['memory/episodic/2026-05-15.md']).toContain('^buf00001');
+    // a buffer entry goes to the day it was written, not the day of the rotation
+    expect(t['memory/episodic/2026-05-12.md']).toContain('- 18:00 [EVENT] buffer left behind ^buf00001');
     const rep = t['memory/reviews/2026-W20.md']!;
     expect(rep).toContain('# Weekly review 2026-W20');
     expect(rep).toContain('memory/episodic/2026-05-11.md#^dec00002');
