@@ -40,6 +40,7 @@ import { CANONICAL_HOME, parseEntries, type EntryType } from '../format/entry.js
 import { PATHS } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { EN_STOP } from '../search/stopwords.js';
+import { keywordsOf } from './topics.js';
 import { applyPlanned, cite, plural, read, type Op } from './common.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
@@ -223,17 +224,23 @@ function addRecall(s: Staged, r: RecallRec): void {
 
 // ---- REM --------------------------------------------------------------------------------------
 
+/** Words a theme can be: content words, and Chinese words (2+ characters) where the text has them. */
+function themeWords(text: string, stop: Set<string>): string[] {
+  const words = contentWords(text, stop);
+  return /[\u3400-\u9fff]/.test(text) ? [...new Set([...words.filter((w) => !/[\u3400-\u9fff]/.test(w)), ...keywordsOf(text)])] : words;
+}
+
 export function rem(staged: Staged[], stop: Set<string>): { theme: string; count: number }[] {
   const counts = new Map<string, number>();
   for (const s of staged) {
-    const topics = new Set([...s.entries.flatMap((e) => e.tags).filter((t) => t !== 'friction').map((t) => `#${t}`), ...contentWords(s.c.text, stop)]);
+    const topics = new Set([...s.entries.flatMap((e) => e.tags).filter((t) => t !== 'friction').map((t) => `#${t}`), ...themeWords(s.c.text, stop)]);
     for (const t of topics) counts.set(t, (counts.get(t) ?? 0) + 1);
   }
   const themes = [...counts].filter(([t, n]) => n >= (t.startsWith('#') ? 2 : 3))
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 8).map(([theme, count]) => ({ theme, count }));
   const names = themes.map((t) => t.theme);
   for (const s of staged) {
-    const mine = new Set([...s.entries.flatMap((e) => e.tags).map((t) => `#${t}`), ...contentWords(s.c.text, stop)]);
+    const mine = new Set([...s.entries.flatMap((e) => e.tags).map((t) => `#${t}`), ...themeWords(s.c.text, stop)]);
     s.c.themes = names.filter((n) => mine.has(n));
   }
   return themes;

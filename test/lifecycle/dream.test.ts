@@ -155,6 +155,14 @@ describe('dream', () => {
     expect(j.config.minScore).toBe(0.5);
   });
 
+  it('rem finds Chinese themes (words of 2+ characters shared by 3 candidates)', () => {
+    const root = tmpTree(fixture({
+      'memory/episodic/2026-05-13.md': '# 2026-05-13\n- 10:00 [TECH] 轨迹服务写入 Kafka 之后再批量写 ES ^zh000001\n- 11:00 [DECISION] 轨迹查询走 ClickHouse，不再查 ES ^zh000002\n- 12:00 [LESSON] 轨迹点太多时 ES 写入被拒绝 ^zh000003\n',
+    }, { zh000001: rec(3, 2, ['2026-05-14']), zh000002: rec(3, 2, ['2026-05-14']), zh000003: rec(3, 2, ['2026-05-14']) }));
+    const rm = runDream(testCtx(root), { phase: 'rem' });
+    expect(rm.themes.map((t) => t.theme)).toContain('轨迹');
+  });
+
   it('a fact already filed in its home (by the weekly review) is promoted with a link to the home, once', () => {
     const root = tmpTree(fixture({
       'memory/semantic/decisions.md': '---\ntags: [projects]\nlast_verified: 2026-05-14\n---\n# Decisions\n- 2026-05-12 09:00 [DECISION] use Postgres for the event store because replays need SQL #projects ^dpass001\n',
