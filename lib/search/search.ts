@@ -58,7 +58,12 @@ export const PARAMS = {
   contextSpan: 2,
   contextDecay: 0.7,
   fileWeight: 1,
+  /** A day's closure block repeats the day's words: it ranks below the entries it summarizes (unless the query names a time). */
+  derivedWeight: 0.6,
 };
+
+/** A closure block (Updated / Decisions / Signal / Open) as a search unit. */
+const CLOSURE_UNIT = /^(?:#+\s*closure\s*)?updated:\s*\d{4}-\d{2}-\d{2}[\s\S]*\bdecisions:/i;
 export const TYPE_WEIGHT: Partial<Record<EntryType, number>> = { LESSON: 1.1, PREF: 1.1, DECISION: 1.1, TEMP: 0.9 };
 export const TIER_WEIGHT: Record<string, number> = { hot: 1.15, warm: 1.1, buffer: 1.05, cold: 1, generated: 0.8, meta: 0.5 };
 export const ARCHIVE_WEIGHT = 0.85;
@@ -448,10 +453,11 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const recency = u.date ? 1 + PARAMS.recencyWeight * Math.pow(0.5, Math.max(0, daysBetween(u.date, today)) / 30) : 1;
     const time = range && !listRange && u.date && u.date >= range.from && u.date <= range.to ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup;
+    const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
+    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived;
     const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, score: round(score) };
+      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);
