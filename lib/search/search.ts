@@ -60,7 +60,19 @@ export const PARAMS = {
   fileWeight: 1,
   /** A day's closure block repeats the day's words: it ranks below the entries it summarizes (unless the query names a time). */
   derivedWeight: 0.6,
+  /** The factor of an entry that answers the kind of question asked (NUMBER_INTENT, OUTCOME_INTENT). */
+  intentWeight: 1.2,
 };
+
+/**
+ * Question intent, in English and Chinese: a question after a quantity favours entries that hold a
+ * number; a question after the outcome ("what did we decide", "how was it fixed", 最后, 怎么解决)
+ * favours decisions and lessons and entries that say what was changed, over the report of the problem.
+ */
+const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
+const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
+const HAS_NUMBER = /\d/;
+const CHANGE_WORDS = /\b(?:raised|lowered|increased|decreased|changed|switched|moved|replaced|fixed|upgraded|set to|now)\b|改成|改为|改用|换成|调到|调成|加到|提高到|降到|升级到|修复|解决/i;
 
 /** A closure block (Updated / Decisions / Signal / Open) as a search unit. */
 const CLOSURE_UNIT = /^(?:#+\s*closure\s*)?updated:\s*\d{4}-\d{2}-\d{2}[\s\S]*\bdecisions:/i;
@@ -432,6 +444,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     return true;
   };
   const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; explain?: Record<string, number | string> }[] = [];
+  const wantsNumber = NUMBER_INTENT.test(query);
+  const wantsOutcome = OUTCOME_INTENT.test(query);
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -454,10 +468,13 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const time = range && !listRange && u.date && u.date >= range.from && u.date <= range.to ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived;
+    let intent = 1;
+    if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
+    if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
+    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent;
     const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, score: round(score) };
+      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);

@@ -21,3 +21,19 @@ describe('closure blocks rank below their entries', () => {
     expect(dated.results.find((r: any) => /Updated: 2026-05-14/.test(r.text)).explain.derived).toBe(1);
   });
 });
+
+describe('question intent', () => {
+  it('a quantity question favours the entry with the number; an outcome question the fix over the report', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [TECH] the connection pool of the billing database ran dry at peak ^pool0001\n- 15:00 [TECH] the billing database connection pool raised to 50 ^pool0002\n');
+    const many = JSON.parse((await runCli(['search', '--root', root, 'how many connections in the billing database pool', '--json', '--explain'])).stdout);
+    expect(many.results[0].id).toBe('pool0002');
+    expect(many.results[0].explain.intent).toBeGreaterThan(1);
+    expect(many.results.find((r: any) => r.id === 'pool0001').explain.intent).toBe(1);
+    const fix = JSON.parse((await runCli(['search', '--root', root, 'how did we fix the billing database pool', '--json', '--explain'])).stdout);
+    expect(fix.results[0].id).toBe('pool0002');
+    const plain = JSON.parse((await runCli(['search', '--root', root, 'billing database pool', '--json', '--explain'])).stdout);
+    expect(plain.results.every((r: any) => r.explain.intent === 1)).toBe(true);
+  });
+});
