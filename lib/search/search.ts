@@ -39,6 +39,7 @@ import type { Doc, FileArrays, IndexView } from './corpus.js';
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
+import { EQUIVALENT_WEIGHT, equivalentTerms } from './equivalents.js';
 import { queryTokens } from './tokenize.js';
 import { lazyImport } from '../core/lazy.js';
 
@@ -331,7 +332,10 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const range = parseTimeRange(query, now, tz);
   let textQuery = query;
   if (range) for (const p of range.phrases) textQuery = textQuery.toLowerCase().replace(p, ' ');
-  const terms = queryTokens(textQuery);
+  const asked = queryTokens(textQuery);
+  // abbreviations and the other language's words (equivalents.ts), at a lower weight
+  const extra = equivalentTerms(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
+  const terms = [...asked, ...extra];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
   const avg = view.totalLen / N || 1;
@@ -347,6 +351,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
+  for (const t of extra) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -365,7 +370,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // entries of that range in date order; otherwise entries of the range that match no term
   // still come (last), so "what happened last Tuesday" lists that day even when "happened" is
   // not written anywhere.
-  const listRange = range !== undefined && terms.every((t) => view.df(t) === 0);
+  const listRange = range !== undefined && asked.every((t) => view.df(t) === 0);
   const rangeFiles = new Uint8Array(nFiles);
   if (range) {
     const inRange = dayInRange(view, range);

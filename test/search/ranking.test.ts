@@ -71,7 +71,8 @@ describe('ranking', () => {
     const got = await paths('部署失败');
     expect(got[0]).toBe('memory/episodic/2026-05-14.md#L1');
     // 镜像 is in both entries, 仓库 only in the decision: the decision first
-    expect(await paths('镜像仓库')).toEqual(['memory/episodic/2026-05-14.md#L2', 'memory/episodic/2026-05-14.md#L1']);
+    // (仓库 also searches "repo", "repository" at half weight: a note about repos may follow them)
+    expect((await paths('镜像仓库')).slice(0, 2)).toEqual(['memory/episodic/2026-05-14.md#L2', 'memory/episodic/2026-05-14.md#L1']);
     // 阿里云 only in the decision; its neighbour comes second through context alone
     const r = await search(ctx, '阿里云');
     expect(r.map((x) => [x.line, x.via])).toEqual([[2, 'terms'], [1, 'context']]);

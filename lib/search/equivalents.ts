@@ -1,0 +1,123 @@
+/**
+ * Equivalents: abbreviations and the other language's words for the things memories are made of
+ * (work and tech, family, health, travel). A query naming one form also searches the others, at
+ * EQUIVALENT_WEIGHT of their weight, so "OOM" finds "out of memory", "k8s" finds "Kubernetes" and
+ * "数据库" finds "database". Curated by hand for any memory, not fitted to a benchmark; a group is
+ * a list of forms, each a word or a phrase in any language. Add a group here (and a test) to extend it.
+ */
+export const EQUIVALENT_WEIGHT = 0.5;
+
+export const EQUIVALENTS: string[][] = [
+  // infrastructure and development
+  ['k8s', 'kubernetes'],
+  ['oom', 'out of memory', '内存溢出', '内存不足'],
+  ['db', 'database', '数据库'],
+  ['pg', 'postgres', 'postgresql'],
+  ['js', 'javascript'],
+  ['ts', 'typescript'],
+  ['ci', 'continuous integration', '持续集成'],
+  ['pr', 'pull request', '合并请求'],
+  ['repo', 'repository', '仓库'],
+  ['config', 'configuration', '配置'],
+  ['env', 'environment', '环境'],
+  ['prod', 'production', '生产环境', '线上'],
+  ['staging', '预发', '预发布'],
+  ['deploy', 'deployment', '部署'],
+  ['release', '发布', '发版'],
+  ['rollback', '回滚'],
+  ['outage', 'incident', '故障', '事故'],
+  ['latency', '延迟'],
+  ['timeout', '超时'],
+  ['cache', '缓存'],
+  ['queue', '队列'],
+  ['server', '服务器'],
+  ['cluster', '集群'],
+  ['monitoring', '监控'],
+  ['alert', 'alerting', '告警', '报警'],
+  ['log', 'logs', '日志'],
+  ['backup', '备份'],
+  ['migration', 'migrate', '迁移'],
+  ['api', '接口'],
+  ['auth', 'authentication', '认证', '鉴权'],
+  ['perf', 'performance', '性能'],
+  ['docs', 'documentation', '文档'],
+  ['bug', '缺陷'],
+  ['password', '密码'],
+  // work
+  ['meeting', '会议', '开会'],
+  ['deadline', '截止'],
+  ['budget', '预算'],
+  ['invoice', '发票'],
+  ['contract', '合同'],
+  ['customer', 'client', '客户'],
+  ['interview', '面试'],
+  ['salary', '工资'],
+  ['weekly report', '周报'],
+  ['email', '邮件', '邮箱'],
+  ['phone', '电话', '手机'],
+  // family and health
+  ['wife', '老婆', '妻子'],
+  ['husband', '老公', '丈夫'],
+  ['mom', 'mother', '妈妈', '母亲'],
+  ['dad', 'father', '爸爸', '父亲'],
+  ['son', '儿子'],
+  ['daughter', '女儿'],
+  ['doctor', '医生'],
+  ['hospital', '医院'],
+  ['surgery', '手术'],
+  ['birthday', '生日'],
+  ['anniversary', '纪念日'],
+  // travel and home
+  ['flight', '航班', '机票'],
+  ['hotel', '酒店'],
+  ['business trip', '出差'],
+  ['vacation', 'holiday', '假期', '休假'],
+  ['renovation', '装修'],
+  ['kitchen', '厨房'],
+];
+
+const forms = new Map<string, string[]>();
+const tokensOf = (f: string, tokenize: (s: string) => string[]): string[] => {
+  let t = forms.get(f);
+  if (!t) forms.set(f, (t = tokenize(f)));
+  return t;
+};
+
+/** Does the query text hold this form (a Latin form as whole words, a CJK form anywhere)? */
+function holds(text: string, form: string): boolean {
+  const i = text.indexOf(form);
+  if (i < 0) return false;
+  if (/[\u3400-\u9fff]/.test(form)) return true;
+  for (let at = i; at >= 0; at = text.indexOf(form, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + form.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after.replace(/s/, ' '))) return true;
+  }
+  return false;
+}
+
+/**
+ * The extra query terms for a query: for each group one of whose forms the query text holds, the
+ * tokens of its other forms not already among `terms`. Only the groups the query names are
+ * tokenized (a cold search pays for no dictionary it does not use).
+ */
+export function equivalentTerms(query: string, terms: string[], tokenize: (s: string) => string[], known: (term: string) => boolean = () => true): string[] {
+  const text = query.toLowerCase();
+  const have = new Set(terms);
+  const out = new Set<string>();
+  // Chinese forms cost a dictionary load (~25 ms) to segment: an English query pays it only in a
+  // memory that holds Chinese (one of the table's Chinese words is indexed), where it finds notes
+  // written in the other language
+  let chinese: boolean | undefined = HAN.test(text) || undefined;
+  const memoryHasChinese = (): boolean => (chinese ??= EQUIVALENTS.some((g) => g.some((f) => HAN.test(f) && known(f))));
+  for (const g of EQUIVALENTS) {
+    if (!g.some((f) => holds(text, f))) continue;
+    for (const f of g) {
+      if (HAN.test(f) && !memoryHasChinese()) continue;
+      for (const t of tokensOf(f, tokenize)) if (!have.has(t)) out.add(t);
+    }
+  }
+  return [...out];
+}
+
+const HAN = /[\u3400-\u9fff]/;

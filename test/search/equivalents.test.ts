@@ -1,0 +1,35 @@
+/**
+ * The equivalents table: an abbreviation finds the word ("k8s" → Kubernetes, "OOM" → out of
+ * memory), a word finds the other language's ("database" → 数据库) in a memory that holds Chinese,
+ * at half weight; an English-only memory never loads the Chinese forms.
+ */
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EQUIVALENTS, equivalentTerms } from '../../lib/search/equivalents.js';
+import { queryTokens } from '../../lib/search/tokenize.js';
+import { runCli, tmpTree } from '../helpers.js';
+
+const ids = async (root: string, q: string): Promise<string[]> => JSON.parse((await runCli(['search', '--root', root, q, '--json'])).stdout).results.map((r: any) => r.id);
+
+describe('equivalents', () => {
+  it('finds entries written with another form of the word', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [TECH] the Kubernetes nodes run out of memory under the nightly import ^eq000001\n- 10:00 [DECISION] 数据库迁移到 PostgreSQL 16 ^eq000002\n- 11:00 [TECH] the printer on floor 3 jams ^eq000003\n');
+    expect((await ids(root, 'k8s OOM'))[0]).toBe('eq000001');
+    expect((await ids(root, 'database migration'))[0]).toBe('eq000002');
+    expect((await ids(root, 'printer'))[0]).toBe('eq000003');
+  });
+
+  it('weighs nothing in when no form is named, and skips Chinese forms for a memory without Chinese', () => {
+    expect(equivalentTerms('the printer jams', queryTokens('the printer jams'), queryTokens)).toEqual([]);
+    const t = equivalentTerms('k8s database', queryTokens('k8s database'), queryTokens, () => false);
+    expect(t).toContain('kubernet');
+    expect(t.some((x) => /[\u3400-\u9fff]/.test(x))).toBe(false);
+    // every group has at least two forms, none repeated across groups
+    const all = EQUIVALENTS.flat();
+    expect(EQUIVALENTS.every((g) => g.length >= 2)).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
