@@ -1,20 +1,19 @@
 /**
  * A cheap near-duplicate check for the literal writers (`add`, `wal`): no index, no tokenizer, only
- * the entries of today's log and the working buffer, so a write stays a cold call. Words are
- * lower-cased letter runs (a CJK run counts by its character pairs); two texts are near-duplicates
- * when their Dice overlap is at least 0.85 and they hold the same numbers.
+ * the entries of today's log and the working buffer, so a write stays a cold call. Words are those
+ * facts are compared by (lib/format/compare.ts: 三点 is 3 点, a CJK run counts by its character
+ * pairs); two texts are near-duplicates when their Dice overlap is at least 0.85 and they hold the
+ * same numbers.
  */
+import { compareWords, foldForCompare } from '../format/compare.js';
 import { parseEntries } from '../format/entry.js';
 
 export const NEAR_DUPLICATE = 0.85;
 
+/** The words compared: the fold facts are compared with (lib/format/compare.ts), CJK runs as pairs. */
 function words(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of text.toLowerCase().replace(/\^[a-z0-9-]+/g, ' ').matchAll(/[\p{L}\p{N}]+/gu)) {
-    const w = m[0];
-    if (/[\u3400-\u9fff]/.test(w) && [...w].length > 1) { const cs = [...w]; for (let i = 0; i + 1 < cs.length; i++) out.add(cs[i]! + cs[i + 1]!); } else out.add(w);
-  }
-  return out;
+  const plain = text.toLowerCase().replace(/\^[a-z0-9-]+/g, ' ').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return new Set(compareWords(foldForCompare(plain)));
 }
 
 export function nearSimilarity(a: string, b: string): number {
@@ -26,7 +25,7 @@ export function nearSimilarity(a: string, b: string): number {
   return (2 * both) / (A.size + B.size);
 }
 
-const numbers = (s: string): string => (s.match(/\d+(?:\.\d+)*/g) ?? []).join(',');
+const numbers = (s: string): string => (foldForCompare(s).match(/\d+(?:\.\d+)*/g) ?? []).join(',');
 
 /** Live entries of `files` (path → text) that say what `text` says, `except` the entry just written. */
 export function nearDuplicates(text: string, files: { path: string; text: string | undefined }[], except?: string): { cite: string; id?: string; text: string }[] {

@@ -7,11 +7,20 @@
 const CN_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const HAN = /[\u3400-\u9fff]/;
 
+/** 0-99 in Arabic or Chinese numerals (三, 十, 十一, 二十, 二十三, 廿三, 两); NaN when not one. */
+export function cnNumber(s: string): number {
+  if (/^\d+$/.test(s)) return Number(s);
+  const t = s.replace(/^廿/, '二十');
+  const m = /^([零〇一二两三四五六七八九])?(十)?([一二三四五六七八九])?$/.exec(t);
+  if (!m || (!m[1] && !m[2] && !m[3])) return NaN;
+  if (!m[2]) return m[3] ? NaN : CN_DIGIT[m[1]!]!;
+  return (m[1] ? CN_DIGIT[m[1]]! : 1) * 10 + (m[3] ? CN_DIGIT[m[3]]! : 0);
+}
+
+/** A run of Chinese numerals as digits: a number when it is one (二十三 → 23), else digit by digit (一二 → 12). */
 function cnRun(run: string): string {
-  const m = /^([一二两三四五六七八九])?(十)?([一二三四五六七八九])?$/.exec(run);
-  if (!m || (!m[1] && !m[2] && !m[3]) || (!m[2] && m[1] && m[3])) return [...run].map((c) => String(CN_DIGIT[c] ?? c)).join('');
-  if (!m[2]) return String(CN_DIGIT[m[1] ?? m[3]!]);
-  return String((m[1] ? CN_DIGIT[m[1]]! : 1) * 10 + (m[3] ? CN_DIGIT[m[3]]! : 0));
+  const n = cnNumber(run);
+  return Number.isNaN(n) ? [...run].map((c) => String(CN_DIGIT[c] ?? c)).join('') : String(n);
 }
 
 export function foldForCompare(text: string): string {

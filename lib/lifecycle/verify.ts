@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
 import { addDays, daysBetween } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import { cnNumber } from '../search/timeexpr.js';
+import { cnNumber } from '../format/compare.js';
 import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { cite, entriesOf, normalizeText, read, today, type SourcedEntry } from './common.js';

@@ -10,6 +10,7 @@
  * Tuesday of the previous week.
  */
 import { addDays, localDate } from '../core/clock.js';
+import { cnNumber } from '../format/compare.js';
 
 export interface TimeRange {
   from: string;
@@ -42,16 +43,6 @@ function foldTime(q: string): string {
   return out;
 }
 
-const CN_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
-/** 1-99 in Arabic or Chinese numerals (三, 十, 十一, 二十, 二十三, 廿三); NaN when not one. */
-export function cnNumber(s: string): number {
-  if (/^\d+$/.test(s)) return Number(s);
-  const t = s.replace(/^廿/, '二十');
-  const m = /^([一二两三四五六七八九])?(十)?([一二三四五六七八九])?$/.exec(t);
-  if (!m || (!m[1] && !m[2] && !m[3])) return NaN;
-  if (!m[2]) return m[3] ? NaN : CN_DIGIT[m[1]!]!;
-  return (m[1] ? CN_DIGIT[m[1]]! : 1) * 10 + (m[3] ? CN_DIGIT[m[3]]! : 0);
-}
 const CN_NUM = '(\\d{1,2}|[一二两三四五六七八九十廿]{1,3})';
 
 const pad = (n: number) => String(n).padStart(2, '0');
