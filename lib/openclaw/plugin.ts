@@ -140,12 +140,21 @@ export function createPlugin(main: Main, version: string): MemtierPlugin {
   };
 }
 
+/** The memories served in this process, by root, with the plugin instances using each. */
+const SERVED_KEY = Symbol.for('memtier.openclaw.served');
+const SERVED: Map<string, { users: Set<object>; served: Promise<Served> }> =
+  ((globalThis as Record<symbol, unknown>)[SERVED_KEY] as Map<string, { users: Set<object>; served: Promise<Served> }> | undefined)
+  ?? ((globalThis as Record<symbol, unknown>)[SERVED_KEY] = new Map());
+
 function registerPlugin(api: OpenClawApi, main: Main, version: string): void {
+  const instance = {};
   const parsed = pluginConfig.safeParse(api.pluginConfig ?? {});
   if (!parsed.success) throw new Error(`memtier: invalid plugin config: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   const cfg = parsed.data;
   const log = api.logger ?? {};
-  const served = new Map<string, Promise<Served>>();
+  // this instance's users of the process-wide served memories (OpenClaw may register the plugin
+  // more than once in one gateway: one warm memory and one memtier watch per root, shared)
+  const mine = new Set<string>();
 
   /** The memory root for an agent: the configured root, else that agent's workspace. */
   const rootFor = (agentId: unknown): string => {
@@ -157,12 +166,14 @@ function registerPlugin(api: OpenClawApi, main: Main, version: string): void {
 
   /** The served memory of `root`, started on first use: warm (and serving memtier watch) when it can be. */
   const serve = (root: string): Promise<Served> => {
-    let s = served.get(root);
+    let s = SERVED.get(root);
     if (!s) {
-      s = startServing(root, main, version, cfg, log);
-      served.set(root, s);
+      s = { users: new Set(), served: startServing(root, main, version, cfg, log) };
+      SERVED.set(root, s);
     }
-    return s;
+    s.users.add(instance);
+    mine.add(root);
+    return s.served;
   };
   const run = async (agentId: unknown, inv: Invocation) => (await serve(rootFor(agentId))).runner.run(inv);
 
@@ -262,9 +273,16 @@ function registerPlugin(api: OpenClawApi, main: Main, version: string): void {
   // warm the memory with the gateway, not on the first question (and serve the CLI's memtier watch)
   api.on('gateway_start', () => { void serve(rootFor(undefined)).catch((e: Error) => log.warn?.(`memtier: ${e.message}`)); });
   api.on('gateway_stop', async () => {
-    const all = [...served.values()];
-    served.clear();
-    await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.close()));
+    const closing: Promise<Served>[] = [];
+    for (const root of mine) {
+      const s = SERVED.get(root);
+      if (!s) continue;
+      s.users.delete(instance);
+      // the last instance that used it stops it
+      if (s.users.size === 0) { SERVED.delete(root); closing.push(s.served); }
+    }
+    mine.clear();
+    await Promise.all(closing.map(async (p) => (await p.catch(() => undefined))?.close()));
   });
 }
 

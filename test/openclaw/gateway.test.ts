@@ -95,7 +95,12 @@ describe('memtier inside a real OpenClaw gateway', () => {
 
   it('serves memtier watch from the gateway for the agent\'s CLI calls', async (t) => {
     if (!gw) return t.skip(skipped);
-    const st = await runCli(['watch', '--status', '--root', root, '--json']);
+    // the gateway warms the memory, then announces the server: give it a moment under load
+    let st = await runCli(['watch', '--status', '--root', root, '--json']);
+    for (let i = 0; i < 40 && st.code !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      st = await runCli(['watch', '--status', '--root', root, '--json']);
+    }
     expect(st.code, st.stderr).toBe(0);
     const s = JSON.parse(st.stdout);
     expect(s).toMatchObject({ running: true, root });
