@@ -24,7 +24,8 @@ const BENCHES: Record<string, { summary: string; load: () => Promise<{ bench: Be
 };
 
 const flags: FlagSpec[] = [
-  { name: 'runs', type: 'number', value: 'N', description: 'whole-process runs per measurement (write, perf); rounds of 10 queries (mcp); timed rounds of all questions (openclaw, default 3)', default: 15 },
+  // no table default: each benchmark has its own (15 for write, perf, mcp and extract; 3 for openclaw)
+  { name: 'runs', type: 'number', value: 'N', description: 'whole-process runs per measurement (write, perf, extract; default 15); rounds of 10 queries (mcp; default 15); timed rounds of all questions (openclaw; default 3)' },
   { name: 'notes', type: 'number', value: 'N', description: 'synthetic notes to generate (perf, mcp)', default: 10000 },
   { name: 'dir', type: 'string', value: 'DIR', description: 'where to build the synthetic memory (perf; default: a temp dir, removed after)' },
   { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract, default test/fixtures/extract/annotated.json)' },
