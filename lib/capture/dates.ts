@@ -4,11 +4,11 @@
  * (a deadline says when something is due): a bare weekday is its next occurrence, "next Friday"
  * the Friday of next week. Past phrases (yesterday, last Monday, 昨天, 上周二) resolve too.
  */
-import { addDays, localDate } from '../core/clock.js';
+import { addDays, localDate, weekdayOf } from '../core/clock.js';
+import { cnNumber } from '../format/compare.js';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const ZH_DAY: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6 };
-const weekday = (date: string): number => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday = 0
 const lastOfMonth = (date: string): string => {
   const [y, m] = [Number(date.slice(0, 4)), Number(date.slice(5, 7))];
   return `${y}-${String(m).padStart(2, '0')}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}`;
@@ -16,9 +16,7 @@ const lastOfMonth = (date: string): string => {
 
 interface Rule { re: RegExp; at(m: RegExpExecArray, today: string): string | undefined; bare?: boolean }
 
-const weekStart = (today: string): string => addDays(today, -weekday(today));
-const NUM_ZH: Record<string, number> = { 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
-const num = (s: string): number => NUM_ZH[s] ?? Number(s);
+const weekStart = (today: string): string => addDays(today, -weekdayOf(today));
 
 const RULES: Rule[] = [
   { re: /\bday after tomorrow\b/gi, at: (_m, t) => addDays(t, 2) },
@@ -31,8 +29,8 @@ const RULES: Rule[] = [
   { re: /\bin (\d{1,2}) days?\b/gi, at: (m, t) => addDays(t, Number(m[1])) },
   { re: /\bin (\d{1,2}) weeks?\b/gi, at: (m, t) => addDays(t, 7 * Number(m[1])) },
   { re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
-  { re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekday(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
-  { bare: true, re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekdayOf(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
+  { bare: true, re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
   { re: /大后天/g, at: (_m, t) => addDays(t, 3) },
   { re: /后天/g, at: (_m, t) => addDays(t, 2) },
   { re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },
@@ -41,10 +39,10 @@ const RULES: Rule[] = [
   { re: /下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), 7 + ZH_DAY[m[1]!]!) },
   { re: /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), -7 + ZH_DAY[m[1]!]!) },
   { re: /(?:本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), ZH_DAY[m[1]!]!) },
-  { bare: true, re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekday(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { bare: true, re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
   { re: /下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])/g, at: (_m, t) => addDays(weekStart(t), 7) },
   { re: /月底/g, at: (_m, t) => lastOfMonth(t) },
-  { re: /([0-9一两二三四五六七八九十]{1,2})\s*天(?:之)?后/g, at: (m, t) => addDays(t, num(m[1]!)) },
+  { re: /(\d{1,2}|[一两二三四五六七八九十廿]{1,3})\s*天(?:之)?[后後]/g, at: (m, t) => { const n = cnNumber(m[1]!); return Number.isNaN(n) ? undefined : addDays(t, n); } },
 ];
 
 /** A superset of every rule's words: text without any of them holds no relative date. */

@@ -114,6 +114,11 @@ export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
 }
 
+/** Day of the week of a `YYYY-MM-DD` date, Monday = 0 … Sunday = 6. */
+export function weekdayOf(date: string): number {
+  return (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
+}
+
 /** ISO week `YYYY-Www` of a `YYYY-MM-DD` date. */
 export function isoWeek(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);

@@ -9,7 +9,7 @@
  * Weeks start on Monday. "last Tuesday" is the latest Tuesday before today; 上周二 is the
  * Tuesday of the previous week.
  */
-import { addDays, localDate } from '../core/clock.js';
+import { addDays, localDate, weekdayOf } from '../core/clock.js';
 import { cnNumber } from '../format/compare.js';
 
 export interface TimeRange {
@@ -49,7 +49,6 @@ const pad = (n: number) => String(n).padStart(2, '0');
 const monthIndex = (m: string) => MONTHS.findIndex((x) => x.startsWith(m.toLowerCase().slice(0, 3)));
 const lastDay = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
 const monthRange = (y: number, m: number) => ({ from: `${y}-${pad(m + 1)}-01`, to: `${y}-${pad(m + 1)}-${pad(lastDay(y, m))}` });
-const weekday = (date: string) => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday = 0
 
 function validDay(y: number, m: number, d: number): string | undefined {
   if (m < 0 || m > 11 || d < 1 || d > lastDay(y, m)) return undefined;
@@ -70,7 +69,7 @@ export function parseTimeRange(query: string, now: Date, tz: string): TimeRange 
 function parseFolded(q: string, now: Date, tz: string): TimeRange | undefined {
   const today = localDate(now, tz);
   const [ty, tm] = [Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 1];
-  const weekStart = addDays(today, -weekday(today));
+  const weekStart = addDays(today, -weekdayOf(today));
   const hit = (re: RegExp): RegExpExecArray | null => re.exec(q);
   const r = (from: string, to: string, phrase: string): TimeRange => ({ from, to, phrases: [phrase] });
   let m: RegExpExecArray | null;
@@ -127,7 +126,7 @@ function parseFolded(q: string, now: Date, tz: string): TimeRange | undefined {
     }
   }
   if ((m = hit(/(上上|上|这|本|下)?\s*(?:个)?(?:周|星期|礼拜)末/))) {
-    const shift = m[1] === '上上' ? -14 : m[1] === '上' ? -7 : m[1] === '下' ? 7 : m[1] ? 0 : weekday(today) >= 5 ? 0 : -7;
+    const shift = m[1] === '上上' ? -14 : m[1] === '上' ? -7 : m[1] === '下' ? 7 : m[1] ? 0 : weekdayOf(today) >= 5 ? 0 : -7;
     const sat = addDays(weekStart, shift + 5);
     return r(sat, addDays(sat, 1), m[0]);
   }
@@ -162,7 +161,7 @@ function parseFolded(q: string, now: Date, tz: string): TimeRange | undefined {
   if ((m = hit(/今年/))) return r(`${ty}-01-01`, today, m[0]);
   if ((m = hit(new RegExp(`\\b(?:last|past|previous)\\s+${DAY_RE}\\b`))) || (m = hit(new RegExp(`\\bon\\s+${DAY_RE}\\b`)))) {
     const target = DAYS.indexOf(m[1]!);
-    let back = (weekday(today) - target + 7) % 7;
+    let back = (weekdayOf(today) - target + 7) % 7;
     if (back === 0) back = 7;
     const d = addDays(today, -back);
     return r(d, d, m[0]);

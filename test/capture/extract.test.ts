@@ -77,6 +77,7 @@ describe('extraction rules', () => {
     expect(absoluteDates('下周五之前交合同，月底上线', NOW, 'UTC').text).toBe('下周五 (2026-05-22)之前交合同，月底 (2026-05-31)上线');
     expect(absoluteDates('never deploy on Friday afternoons', NOW, 'UTC', { bareWeekdays: false }).text).toBe('never deploy on Friday afternoons');
     expect(absoluteDates('due 2026-06-01', NOW, 'UTC').dates).toEqual(['2026-06-01']);
+    expect(absoluteDates('十二天后交付', NOW, 'UTC').text).toBe('十二天后 (2026-05-27)交付');
     const ev = one('The demo moved to Tuesday.').proposals[0]!;
     expect(ev).toMatchObject({ type: 'EVENT', text: 'The demo moved to Tuesday (2026-05-19)', dates: ['2026-05-19'] });
     expect(one('Never again will I run migrations on a Friday.').proposals[0]!.text).not.toContain('(2026');
