@@ -7,8 +7,7 @@
  * is reported too.
  */
 import type { Ctx } from '../core/context.js';
-import { extract } from '../capture/extract.js';
-import { tagsIn } from '../capture/extract.js';
+import { extract, tagsIn } from '../capture/extract.js';
 import { formatEntryLine, parseEntries, type EntryType, type LocatedEntry } from '../format/entry.js';
 import { PATHS } from '../format/layout.js';
 import { parseVocabulary } from '../health/vocabulary.js';
