@@ -12,19 +12,17 @@
  * per plugin: hit@1, hit@5, MRR (overall and per language) and the time of each call from request to
  * answer over HTTP (p50/p95, after one warm-up round).
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Args, CommandResult, Io } from '../cli/spec.js';
 import { flagNumber, flagString } from '../cli/spec.js';
 import { findBin } from '../core/bin.js';
 import type { Ctx } from '../core/context.js';
-import { MemtierError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
+import { assertMemoryFolder, dataClock, locateAnswers, rankOf, readQueries, scoreByLang, type Hit } from './qa-data.js';
 import { installHost, OPENCLAW_VERSION, readConfig, startGateway, writeConfig } from './openclaw-host.js';
-
-interface Query { id: string; q: string; expect: string; lang?: string }
-interface Answer { file: string; line: number }
 
 export interface PluginScore {
   plugin: string;
@@ -48,62 +46,20 @@ const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10 : 0;
 };
-const r3 = (x: number): number => Math.round(x * 1000) / 1000;
-
-function mdFiles(dir: string, root = dir): string[] {
-  const out: string[] = [];
-  for (const d of readdirSync(dir, { withFileTypes: true })) {
-    if (d.name.startsWith('.')) continue;
-    const p = join(dir, d.name);
-    if (d.isDirectory()) out.push(...mdFiles(p, root));
-    else if (d.name.endsWith('.md')) out.push(relative(root, p).replace(/\\/g, '/'));
-  }
-  return out;
-}
-
-/** The one line holding each question's answer. */
-export function locateAnswers(root: string, queries: Query[]): Map<string, Answer> {
-  const lines = mdFiles(root).map((f) => ({ f, lines: readFileSync(join(root, f), 'utf8').split('\n') }));
-  const out = new Map<string, Answer>();
-  for (const q of queries) {
-    for (const { f, lines: ls } of lines) {
-      const i = ls.findIndex((l) => l.includes(q.expect));
-      if (i >= 0) { out.set(q.id, { file: f, line: i + 1 }); break; }
-    }
-    if (!out.has(q.id)) throw new MemtierError(`the answer of ${q.id} ("${q.expect.slice(0, 40)}") is on no line of the memory`, { code: 'bench-data' });
-  }
-  return out;
-}
-
-interface Hit { path: string; startLine: number; endLine: number }
-
-/** 1-based rank of the first result whose line range holds the answer, or 0. */
-export function rankOf(results: Hit[], a: Answer): number {
-  const i = results.findIndex((r) => r.path.replace(/^\.\//, '') === a.file && r.startLine <= a.line && a.line <= (r.endLine ?? r.startLine));
-  return i + 1;
-}
-
 export async function runOpenClawBench(ctx: Ctx, o: { data: string; runs: number }): Promise<OpenClawBenchReport> {
   const data = resolve(ctx.cwd, o.data);
   const memory = join(data, 'memory');
-  let queries: Query[];
-  try { queries = JSON.parse(readFileSync(join(data, 'queries.json'), 'utf8')) as Query[]; } catch (e) {
-    throw new UsageError(`cannot read ${join(data, 'queries.json')}: ${(e as Error).message}`, 'give --data a folder with memory/ and queries.json, e.g. ../shared/bench/cjk-dev');
-  }
-  if (!statSync(join(memory, 'MEMORY.md'), { throwIfNoEntry: false })) throw new UsageError(`${memory} holds no MEMORY.md`, 'give --data a folder with memory/ and queries.json');
+  const hint = 'give --data a folder with memory/ and queries.json, e.g. ../shared/bench/cjk-dev';
+  const queries = readQueries(join(data, 'queries.json'), hint);
+  assertMemoryFolder(memory, hint);
   const bin = findBin();
   if (!bin) throw new UsageError('cannot find bin/memtier.js', 'run the benchmark from a built memtier (npm ci)');
   const pkg = dirname(dirname(bin));
   const host = installHost({ log: (m) => ctx.log.info(m) });
   const scratch = mkdtempSync(join(tmpdir(), 'memtier-openclaw-bench-'));
   // the memory's own clock, when it says one (cjk-dev: 2026-07-21 09:00 in Shanghai)
-  let clock: NodeJS.ProcessEnv = {};
-  try {
-    const readme = readFileSync(join(data, 'README.md'), 'utf8');
-    const now = /Clock:\s*`([^`]+)`/.exec(readme)?.[1];
-    const tz = /zone\s*`([^`]+)`/.exec(readme)?.[1];
-    clock = { ...(now ? { MEMTIER_NOW: now } : {}), ...(tz ? { MEMTIER_TZ: tz, TZ: tz } : {}) };
-  } catch { /* no README: the real clock */ }
+  const dc = dataClock(data);
+  const clock: NodeJS.ProcessEnv = { ...(dc.now ? { MEMTIER_NOW: dc.now } : {}), ...(dc.tz ? { MEMTIER_TZ: dc.tz, TZ: dc.tz } : {}) };
   const scores: PluginScore[] = [];
   try {
     for (const plugin of PLUGINS) {
@@ -148,16 +104,7 @@ export async function runOpenClawBench(ctx: Ctx, o: { data: string; runs: number
             times.push(performance.now() - t);
           }
         }
-        const score = (idx: number[]): { n: number; hit1: number; hit5: number; mrr: number } => ({
-          n: idx.length,
-          hit1: r3(idx.filter((i) => ranks[i] === 1).length / Math.max(1, idx.length)),
-          hit5: r3(idx.filter((i) => ranks[i]! >= 1 && ranks[i]! <= 5).length / Math.max(1, idx.length)),
-          mrr: r3(idx.reduce((s, i) => s + (ranks[i]! ? 1 / ranks[i]! : 0), 0) / Math.max(1, idx.length)),
-        });
-        const all = queries.map((_, i) => i);
-        const byLang: PluginScore['byLang'] = {};
-        for (const lang of [...new Set(queries.map((q) => q.lang ?? 'all'))].sort()) byLang[lang] = score(all.filter((i) => (queries[i]!.lang ?? 'all') === lang));
-        scores.push({ plugin, ...score(all), byLang, p50Ms: pct(times, 50), p95Ms: pct(times, 95), calls: times.length, errors });
+        scores.push({ plugin, ...scoreByLang(queries, ranks), p50Ms: pct(times, 50), p95Ms: pct(times, 95), calls: times.length, errors });
       } finally {
         await gw.stop();
       }

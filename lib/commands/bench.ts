@@ -1,5 +1,5 @@
 /**
- * `memtier bench write|perf|mcp|locomo|openclaw|extract`: each benchmark lives in lib/bench/NAME.ts and exports
+ * `memtier bench write|perf|mcp|locomo|cjk|openclaw|extract`: each benchmark lives in lib/bench/NAME.ts and exports
  * `bench: BenchSpec`; this command only dispatches, so a benchmark's code loads only when run.
  */
 import type { Args, CommandResult, CommandSpec, FlagSpec, Io } from '../cli/spec.js';
@@ -20,6 +20,7 @@ const BENCHES: Record<string, { summary: string; load: () => Promise<{ bench: Be
   mcp: { summary: 'memory_search through `memtier mcp` and the MCP SDK client: p50/p95 per call', load: lazyBench('mcp') },
   locomo: { summary: 'retrieval quality on a LoCoMo-shaped file (recall@k per category)', load: lazyBench('locomo') },
   extract: { summary: 'extraction precision/recall per type on an annotated set; its cold cost on 200 messages', load: lazyBench('extract') },
+  cjk: { summary: 'search quality on a bilingual memory with questions (hit@1/hit@5/MRR per language) beside plain bigram BM25', load: lazyBench('cjk') },
   openclaw: { summary: 'memory_search in a real OpenClaw gateway: memtier\'s plugin vs memory-core (hit@k, p50/p95)', load: lazyBench('openclaw') },
 };
 
@@ -28,20 +29,22 @@ const flags: FlagSpec[] = [
   { name: 'runs', type: 'number', value: 'N', description: 'whole-process runs per measurement (write, perf, extract; default 15); rounds of 10 queries (mcp; default 15); timed rounds of all questions (openclaw; default 3)' },
   { name: 'notes', type: 'number', value: 'N', description: 'synthetic notes to generate (perf, mcp)', default: 10000 },
   { name: 'dir', type: 'string', value: 'DIR', description: 'where to build the synthetic memory (perf; default: a temp dir, removed after)' },
-  { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract, default test/fixtures/extract/annotated.json)' },
+  { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (cjk, openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract, default test/fixtures/extract/annotated.json)' },
+  { name: 'memory', type: 'string', value: 'DIR', description: 'a memory root to ask (cjk; with --queries), instead of --data\'s memory/' },
+  { name: 'queries', type: 'string', value: 'FILE', description: 'questions [{id, q, expect, lang}] (cjk; with --memory), instead of --data\'s queries.json' },
   { name: 'conversations', type: 'string', value: 'RANGE', description: 'conversations to run (locomo), e.g. 0-4 or 0,2' },
   { name: 'k', type: 'list', value: 'K,K', description: 'cut-offs for recall@k (locomo)', default: '5,10' },
 ];
 
 export const command: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: write, perf, mcp, locomo, openclaw, extract',
-  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
+  summary: 'benchmarks: write, perf, mcp, locomo, cjk, openclaw, extract',
+  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]', 'bench cjk --data DIR | --memory DIR --queries FILE', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
   description: 'Benchmarks measure whole processes (what an agent pays per call) and print JSON with --json.\nThey never need an existing memory: each builds its own in a temporary folder.',
   subcommands: Object.fromEntries(Object.entries(BENCHES).map(([k, v]) => [k, v.summary])),
   flags,
   needsRoot: false,
-  examples: ['memtier bench write', 'memtier bench perf --notes 10000 --json', 'memtier bench locomo --data ../shared/bench/locomo-dev.json', 'memtier bench openclaw --data ../shared/bench/cjk-dev'],
+  examples: ['memtier bench write', 'memtier bench perf --notes 10000 --json', 'memtier bench locomo --data ../shared/bench/locomo-dev.json', 'memtier bench cjk --data ../shared/bench/cjk-dev', 'memtier bench openclaw --data ../shared/bench/cjk-dev'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const [sub, ...rest] = args.positionals;
     const b = sub ? BENCHES[sub] : undefined;

@@ -10,6 +10,8 @@ export interface Clock {
   now(): Date;
   /** IANA time zone used for local days and times, or LOCAL_TZ ("local") for the machine's zone. */
   readonly tz: string;
+  /** True when the instant was set (MEMTIER_NOW / --now) rather than read from the system. */
+  readonly fixed?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export function makeClock(opts: { now?: string | undefined; tz?: string | undefi
   const tz = opts.tz ? validateTimeZone(opts.tz) : LOCAL_TZ;
   if (opts.now) {
     const fixed = parseInstant(opts.now, opts.source ?? 'MEMTIER_NOW');
-    return { tz, now: () => new Date(fixed.getTime()) };
+    return { tz, fixed: true, now: () => new Date(fixed.getTime()) };
   }
   return { tz, now: () => new Date() };
 }
