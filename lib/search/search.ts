@@ -67,12 +67,19 @@ export const PARAMS = {
 
 /**
  * Question intent, in English and Chinese: a question after a quantity favours entries that hold a
- * number; a question after the outcome ("what did we decide", "how was it fixed", 最后, 怎么解决)
+ * number; a question after a day ("when", 哪天, 几号) entries whose text names one (4 月 9 日, May 5,
+ * 周三; not the entry's own time stamp); a question after the outcome ("what did we decide", "how was it fixed", 最后, 怎么解决)
  * favours decisions and lessons and entries that say what was changed, over the report of the problem.
  */
 const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
+/** A question after a day ("when", "which date", 哪天, 什么时候, 几号) is answered by a line that names one. */
+const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时/i;
+const MONTHS_RE = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
+const HAS_DATE = new RegExp(`\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号號]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号號]|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|\\b(?:${MONTHS_RE})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS_RE})\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b(?!T)`, 'i');
+/** An entry's own time stamp (the buffer's ISO instant) is not a date the text names. */
+const STAMP = /\b\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?/g;
 const CHANGE_WORDS = /\b(?:raised|lowered|increased|decreased|changed|switched|moved|replaced|fixed|upgraded|set to|now)\b|改成|改为|改用|换成|调到|调成|加到|提高到|降到|升级到|修复|解决/i;
 
 /** A closure block (Updated / Decisions / Signal / Open) as a search unit. */
@@ -451,6 +458,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; explain?: Record<string, number | string> }[] = [];
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
+  const wantsDate = DATE_INTENT.test(query);
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -475,6 +483,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
     let intent = 1;
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
+    if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
     const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent;
     const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };

@@ -37,3 +37,22 @@ describe('question intent', () => {
     expect(plain.results.every((r: any) => r.explain.intent === 1)).toBe(true);
   });
 });
+
+describe('date intent', () => {
+  it('a "when" question, in Chinese or English, favours the entry that names a day over one that only shares its words', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-03-12.md'), '# 2026-03-12\n\n- 09:00 [PEOPLE] 爸爸的手术医生说可以腰麻，爸爸不想全麻，手术风险不大 #family ^surg0001\n- 10:00 [EVENT] the knee surgery of dad, the surgeon is fine with it and dad is calm about the surgery ^surg0003\n');
+    writeFileSync(join(root, 'memory/episodic/2026-03-18.md'), '# 2026-03-18\n\n- 11:00 [DECISION] 爸爸的手术定在 4 月 9 日，南山医院 #family ^surg0002\n- 12:00 [DECISION] dad\'s knee surgery is on April 9 at Nanshan hospital ^surg0004\n');
+    const zh = JSON.parse((await runCli(['search', '--root', root, '爸爸手术哪天做', '--json', '--explain'])).stdout);
+    expect(zh.results[0].id).toBe('surg0002');
+    expect(zh.results[0].explain.intent).toBeGreaterThan(1);
+    expect(zh.results.find((r: any) => r.id === 'surg0001').explain.intent).toBe(1);
+    const en = JSON.parse((await runCli(['search', '--root', root, 'when is the knee surgery of dad', '--json', '--explain'])).stdout);
+    expect(en.results[0].id).toBe('surg0004');
+    expect(en.results.find((r: any) => r.id === 'surg0003').explain.intent).toBe(1);
+    // the buffer's own time stamp is not a day the text names
+    const plain = JSON.parse((await runCli(['search', '--root', root, 'knee surgery of dad', '--json', '--explain'])).stdout);
+    expect(plain.results.every((r: any) => r.explain.intent === 1)).toBe(true);
+  });
+});
