@@ -1,9 +1,12 @@
 /**
  * Text folded for comparing facts (duplicates, near-duplicates, "already filed"), never for
- * display: full-width forms to ASCII (NFKC), Chinese numerals to digits (三点 and 3 点 are one
+ * display: full-width forms to ASCII (NFKC), traditional characters to simplified (母親節 and 母亲节
+ * are one word), Chinese numerals to digits (三点 and 3 点 are one
  * time), and no spaces around CJK characters (spacing between Chinese and a number or a Latin word
  * is a matter of style). CJK runs compare by character pairs, as Chinese has no spaces between words.
  */
+import { toSimplified } from './han.js';
+
 const CN_DIGIT: Record<string, number> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const HAN = /[\u3400-\u9fff]/;
 
@@ -26,6 +29,7 @@ function cnRun(run: string): string {
 export function foldForCompare(text: string): string {
   let t = text.normalize('NFKC');
   if (!HAN.test(t)) return t;
+  t = toSimplified(t);
   t = t.replace(/[零〇一二两三四五六七八九十]+/g, (run) => cnRun(run));
   return t.replace(/\s+(?=[\u3400-\u9fff])|(?<=[\u3400-\u9fff])\s+/g, '');
 }

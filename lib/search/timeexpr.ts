@@ -9,6 +9,7 @@
  * Weeks start on Monday. "last Tuesday" is the latest Tuesday before today; 上周二 is the
  * Tuesday of the previous week.
  */
+import { toSimplified } from '../format/han.js';
 import { addDays, localDate, weekdayOf } from '../core/clock.js';
 import { cnNumber } from '../format/compare.js';
 
@@ -29,18 +30,16 @@ const ZH_DAY: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4,
 const PRECHECK = new RegExp(`\\b(today|yesterday|ago|last|this|past|${MON_RE}|${DAY_RE}|\\d{4})\\b|[今昨前去本这這上下大后後明]|周|週|星期|禮拜|礼拜|月|年|五一|\\d\\/\\d`, 'i');
 
 /**
- * Traditional and full-width forms of the characters time phrases are made of, one character for
- * one (so a phrase found in the folded text is the same span of the original): 上週二 reads as 上周二,
- * ５月３号 as 5月3号.
+ * Full-width and traditional forms, one character for one (so a phrase found in the folded text is
+ * the same span of the original): ５月３号 reads as 5月3号, 上週二 as 上周二 (lib/format/han.ts).
  */
-const TIME_FOLD: Record<string, string> = { 週: '周', 個: '个', 禮: '礼', 號: '号', 兩: '两', 後: '后', 這: '这', 來: '来', 節: '节' };
 function foldTime(q: string): string {
   let out = '';
   for (const ch of q) {
     const c = ch.codePointAt(0)!;
-    out += c >= 0xff01 && c <= 0xff5e ? String.fromCodePoint(c - 0xfee0) : c === 0x3000 ? ' ' : TIME_FOLD[ch] ?? ch;
+    out += c >= 0xff01 && c <= 0xff5e ? String.fromCodePoint(c - 0xfee0) : c === 0x3000 ? ' ' : ch;
   }
-  return out;
+  return toSimplified(out);
 }
 
 const CN_NUM = '(\\d{1,2}|[一二两三四五六七八九十廿]{1,3})';

@@ -13,11 +13,12 @@
  *   stand alone are kept; CJK stop words dropped.
  * - Mixed script ("Docker 部署失败") is split into runs first, so each part gets its own rule.
  */
+import { toSimplified } from '../format/han.js';
 import stem from 'wink-porter2-stemmer';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 5;
+export const TOKENIZER_VERSION = 6;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -93,11 +94,12 @@ function cjk(run: string, out: string[]): void {
 }
 
 /**
- * Unicode case folding: NFKC (full-width → ASCII, ligatures), lower case, then the full folds
- * lower-casing misses (ß → ss, final sigma → σ), so "STRASSE", "Straße" and "strasse" meet.
+ * Unicode case folding: NFKC (full-width → ASCII, ligatures), lower case, traditional Chinese
+ * characters to simplified (lib/format/han.ts: 機票 and 机票 meet), then the full folds lower-casing
+ * misses (ß → ss, final sigma → σ), so "STRASSE", "Straße" and "strasse" meet.
  */
 export function fold(text: string): string {
-  const t = text.normalize('NFKC').toLowerCase();
+  const t = toSimplified(text.normalize('NFKC').toLowerCase());
   return /[ßς]/.test(t) ? t.replace(/ß/g, 'ss').replace(/ς/g, 'σ') : t;
 }
 

@@ -32,8 +32,10 @@ describe('tokenize: Chinese and Japanese', () => {
   it('segments Japanese (kana present) and drops particles', () => {
     setCjkMode('icu');
     const t = tokenize('東京で会議をしました');
-    expect(t).toContain('東京');
-    expect(t).toContain('会議');
+    // kanji are folded like traditional Chinese characters (lib/format/han.ts), on both sides of a match
+    expect(t).toContain('东京');
+    expect(t).toContain('会议');
+    expect(t).toEqual(tokenize('東京で会議をしました'.replace('東', '东')));
     expect(t).not.toContain('で');
     expect(t).not.toContain('を');
   });
@@ -65,5 +67,15 @@ describe('a stemming defect users hit at once (Porter v1)', () => {
     expect(s.results[0].text).toContain('Argo CD');
     const r = JSON.parse((await runCli(['recall', '--root', root, '--query', 'what did we decide about deployment', '--json'])).stdout);
     expect(r.text).toContain('Argo CD');
+  });
+});
+
+describe('traditional and simplified Chinese', () => {
+  it('fold to one form, so 機票 and 机票, 母親節 and 母亲节 are the same tokens', () => {
+    setCjkMode('icu');
+    expect(tokenize('訂了母親節的機票')).toEqual(tokenize('订了母亲节的机票'));
+    setCjkMode('bigram');
+    expect(tokenize('訂了母親節的機票')).toEqual(tokenize('订了母亲节的机票'));
+    setCjkMode('icu');
   });
 });
