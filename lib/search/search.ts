@@ -30,7 +30,7 @@
  * and applies every factor exactly. Tried and left out: pseudo-relevance feedback (RM3-style,
  * −0.02 R@10 on dev) and same-file diversity (−0.03).
  */
-import { daysBetween, localDate } from '../core/clock.js';
+import { addDays, daysBetween, localDate } from '../core/clock.js';
 import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
@@ -63,6 +63,8 @@ export const PARAMS = {
   derivedWeight: 0.6,
   /** The factor of an entry that answers the kind of question asked (NUMBER_INTENT, OUTCOME_INTENT). */
   intentWeight: 1.2,
+  /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
+  mentionDays: 7,
 };
 
 /**
@@ -379,12 +381,30 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // not written anywhere.
   const listRange = range !== undefined && asked.every((t) => view.df(t) === 0);
   const rangeFiles = new Uint8Array(nFiles);
+  // entries written just after the range whose own words name a day inside it ("last night",
+  // "yesterday", 上周二, read against the entry's date): in the range too
+  const mentions = new Set<number>();
   if (range) {
     const inRange = dayInRange(view, range);
+    const mentionUntil = PARAMS.mentionDays > 0 && ISO_DAY.test(range.to) ? addDays(range.to, PARAMS.mentionDays) : undefined;
     for (let f = 0; f < nFiles; f++) {
       if (!fa.live[f]) continue;
       const v = fa.info[f]!;
       const kind = classes[v & CLASS_MASK]![0];
+      const fileDate = mentionUntil && kind !== 'buffer' ? view.info(f).date : undefined;
+      if (fileDate && fileDate > range.to && fileDate <= mentionUntil!) {
+        for (const d of view.fileDocs(f)) {
+          if (!d.u.date || d.u.date <= range.to) continue;
+          const said = parseTimeRange(d.u.text, new Date(`${d.u.date}T12:00:00Z`), 'UTC');
+          if (!said || said.to < range.from || said.from > range.to || said.from < addDays(d.u.date, -PARAMS.mentionDays)) continue;
+          const slot = fa.start[f]! + d.pos;
+          mentions.add(slot);
+          rangeFiles[f] = 1;
+          let r = rows.slotRow[slot]! - 1;
+          if (r < 0) { r = nRows++; rows.slotRow[slot] = nRows; rows.slot[r] = slot; rows.file[r] = f; }
+          if (rows.bm[r] === 0) rows.bm[r] = listRange ? 1 : RANGE_FLOOR;
+        }
+      }
       if (inRange(f, v >>> 5, kind) || kind === 'buffer') {
         rangeFiles[f] = 1;
         for (const d of view.fileDocs(f)) {
@@ -478,7 +498,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const tier = tierWeight(d, range);
     const actF = 1 - PARAMS.activationWeight * (1 - act);
     const recency = u.date ? 1 + PARAMS.recencyWeight * Math.pow(0.5, Math.max(0, daysBetween(u.date, today)) / 30) : 1;
-    const time = range && !listRange && u.date && u.date >= range.from && u.date <= range.to ? PARAMS.timeBoost : 1;
+    const time = range && !listRange && ((u.date && u.date >= range.from && u.date <= range.to) || mentions.has(view.fileStart(c.file) + c.pos)) ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
     let intent = 1;

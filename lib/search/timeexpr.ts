@@ -27,7 +27,7 @@ const DAY_RE = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const ZH_DAY: Record<string, number> = { 一: 0, 二: 1, 三: 2, 四: 3, 五: 4, 六: 5, 日: 6, 天: 6, '1': 0, '2': 1, '3': 2, '4': 3, '5': 4, '6': 5, '7': 6 };
 
 /** Cheap precheck: does the text look like it holds a time expression at all? */
-const PRECHECK = new RegExp(`\\b(today|yesterday|ago|last|this|past|${MON_RE}|${DAY_RE}|\\d{4})\\b|[今昨前去本这這上下大后後明]|周|週|星期|禮拜|礼拜|月|年|五一|\\d\\/\\d`, 'i');
+const PRECHECK = new RegExp(`\\b(today|tonight|yesterday|ago|last|this|past|${MON_RE}|${DAY_RE}|\\d{4})\\b|[今昨前去本这這上下大后後明]|周|週|星期|禮拜|礼拜|月|年|五一|\\d\\/\\d`, 'i');
 
 /**
  * Full-width and traditional forms, one character for one (so a phrase found in the folded text is
@@ -135,8 +135,8 @@ function parseFolded(q: string, now: Date, tz: string): TimeRange | undefined {
     return r(start, addDays(start, 6), m[0]);
   }
   if ((m = hit(/\bthe day before yesterday\b|前天/))) { const d = addDays(today, -2); return r(d, d, m[0]); }
-  if ((m = hit(/\byesterday\b|昨天|昨日/))) { const d = addDays(today, -1); return r(d, d, m[0]); }
-  if ((m = hit(/\btoday\b|今天|今日/))) return r(today, today, m[0]);
+  if ((m = hit(/\byesterday\b|\blast night\b|昨天|昨日|昨晚/))) { const d = addDays(today, -1); return r(d, d, m[0]); }
+  if ((m = hit(/\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b|今天|今日|今晚|今早/))) return r(today, today, m[0]);
   if ((m = hit(/\b(\d+|a|one|two|three|four|five|six|seven)\s+(day|week)s?\s+ago\b/))) {
     const words: Record<string, number> = { a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7 };
     const n = words[m[1]!] ?? Number(m[1]);

@@ -56,3 +56,21 @@ describe('date intent', () => {
     expect(plain.results.every((r: any) => r.explain.intent === 1)).toBe(true);
   });
 });
+
+describe('days named in an entry\'s own words', () => {
+  it('an entry written the day after ("last night", 昨天) is in the range of the day it names', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-01.md'), '# 2026-05-01\n\n- 09:00 [TECH] reviewed the billing dashboards ^bill0001\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-02.md'), '# 2026-05-02\n\n- 09:00 [EVENT] we deployed the billing service last night, no errors ^bill0002\n- 10:00 [EVENT] deployed the search service this morning ^srch0001\n- 11:00 [EVENT] 昨天把支付服务也部署了 ^pay00001\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-20.md'), '# 2026-05-20\n\n- 09:00 [EVENT] deployed the billing service again after the fix ^bill0003\n');
+    const s = JSON.parse((await runCli(['search', '--root', root, 'what did we deploy on 2026-05-01', '--json', '--explain'])).stdout);
+    const time = (id: string): number => s.results.find((r: any) => r.id === id)?.explain.time;
+    expect(time('bill0002')).toBe(2); // "last night", written on 2 May
+    expect(time('srch0001')).toBe(1); // "this morning" of 2 May is not 1 May
+    expect(time('bill0003')).toBe(1); // weeks later: not read for days it names
+    expect(s.results[0].id).toBe('bill0002');
+    const zh = JSON.parse((await runCli(['search', '--root', root, '5月1日部署了什么', '--json', '--explain'])).stdout);
+    expect(zh.results.find((r: any) => r.id === 'pay00001')?.explain.time).toBe(2);
+  });
+});
