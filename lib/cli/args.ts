@@ -14,6 +14,23 @@ export const GLOBAL_FLAGS: FlagSpec[] = [
   { name: 'help', type: 'boolean', short: 'h', description: 'show help' },
 ];
 
+/** Global flags that take a value: `memtier --root DIR search …` names the command after DIR. */
+const VALUE_FLAGS = new Set(GLOBAL_FLAGS.filter((f) => f.type !== 'boolean').map((f) => `--${f.name}`));
+
+/**
+ * Index of the command name in argv: the first word that is neither a flag nor a global flag's
+ * value (-1 when none). main() runs the command found here, and `memtier watch` serves a request
+ * only when the command found here is one it serves; bin/memtier.js applies the same rule.
+ */
+export function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('-')) return i;
+    if (VALUE_FLAGS.has(a)) i++; // skip its value (`--root=DIR` needs no skip)
+  }
+  return -1;
+}
+
 export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv: string[]): Args & { global: Record<string, FlagValue> } {
   const all = [...GLOBAL_FLAGS, ...spec.flags];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};

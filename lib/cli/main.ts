@@ -13,7 +13,7 @@ import { crashPoint } from '../store/crash.js';
 import { clearReads } from '../memory/reader.js';
 import { version } from '../core/version.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
-import { GLOBAL_FLAGS, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
+import { commandIndex, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
 import type { MainParams } from './spec.js';
 
 export type { MainParams } from './spec.js';
@@ -64,19 +64,6 @@ async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): P
   } catch (e) {
     ctx.log.warn(`the change is saved but was not committed to git: ${(e as Error).message} (the next memtier command tries again)`);
   }
-}
-
-/** Global flags that take a value: `memtier --root DIR search …` names the command after DIR. */
-const VALUE_FLAGS = new Set(GLOBAL_FLAGS.filter((f) => f.type !== 'boolean').map((f) => `--${f.name}`));
-
-/** Index of the command name: the first word that is neither a flag nor a global flag's value. */
-function commandIndex(argv: string[]): number {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('-')) return i;
-    if (VALUE_FLAGS.has(a)) i++; // skip its value (`--root=DIR` needs no skip)
-  }
-  return -1;
 }
 
 export async function main(p: MainParams): Promise<number> {

@@ -15,7 +15,7 @@ import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { version } from '../core/version.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { ask, readWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
+import { ask, readWatchInfo, SOCKET_FILE, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { startServer, type ServerStatus } from '../watch/server.js';
 
 export const WATCH_LOG = '.memtier/watch.log';
@@ -87,7 +87,8 @@ export const command: CommandSpec = {
     'each request the server writes a cookie file and waits for its event, so every edit made before the call is seen.',
     'Without a server the CLI does the work itself (stat of every file); a dead or hung server is bypassed.',
     'Foreground by default (Ctrl-C or SIGTERM stops it); --detach starts it in the background, logging to',
-    `${WATCH_LOG}. The server is announced in ${WATCH_FILE}. MEMTIER_WATCH=off makes the CLI ignore it;`,
+    `${WATCH_LOG}. The server is announced in ${WATCH_FILE}. Its socket, ${SOCKET_FILE}, is the owner's`,
+    'only (0600 in a 0700 folder) and runs reads only: search and recall of this root. MEMTIER_WATCH=off makes the CLI ignore it;',
     'MEMTIER_WATCH=require makes a call fail (exit 2) instead of running without it.',
     'Exit codes: 0 ok; 1 --status/--stop found no server; 2 error (another server runs, cannot watch).',
   ].join('\n'),

@@ -101,7 +101,8 @@ export function formatEntryLine(e: Entry): string {
     .filter(Boolean)
     .join(' ');
   const body = e.superseded ? `~~${head}~~${e.supersededBy ? ` superseded by ^${e.supersededBy}` : ''}` : head;
-  return `- ${body}${e.id ? ` ^${e.id}` : ''}`;
+  // an entry that is only its id (`- ^abc123`) must stay a bullet: no space before a missing body
+  return `- ${[body, e.id ? `^${e.id}` : ''].filter(Boolean).join(' ')}`;
 }
 
 const EPOCH_2020 = Date.UTC(2020, 0, 1);

@@ -126,6 +126,13 @@ const itemKey = (f: Field, text: string): string => (f === 'keyContext' ? contex
 /** One Key Context bullet's text: `key: value`, or the fact alone when it has no value. */
 const contextLine = ([k, v]: [string, string]): string => (v === '' ? k : `${k}: ${v}`);
 
+/**
+ * The Current Task's line. A task that would read back as something else (a `## ` heading, a
+ * bullet whose marker the reader strips, an HTML comment the reader skips) is written as a bullet:
+ * the reader strips that one marker and gets the task as given.
+ */
+const taskLine = (task: string): string => (/^(?:## |[-*] |<!--)/.test(task) ? `- ${task}` : task);
+
 function renderItems(f: Field, st: SessionState): string[] {
   return f === 'keyContext' ? st.keyContext.map(contextLine) : (st[f] as string[]);
 }
@@ -140,7 +147,7 @@ function renderSection(s: Section, state: SessionState, original: SessionState |
   if (original && JSON.stringify(original[f]) === JSON.stringify(state[f])) return trimTrailingBlank(s.body);
   if (f === 'currentTask') {
     const keep = s.body.filter((l) => l.trim().startsWith('<!--'));
-    return [...keep, ...(state.currentTask ? [state.currentTask] : [])];
+    return [...keep, ...(state.currentTask ? [taskLine(state.currentTask)] : [])];
   }
   const { lead, items: old, rest } = items(s.body);
   const byKey = new Map<string, Item[]>();
@@ -181,7 +188,7 @@ export function serializeSessionState(parsed: ParsedSessionState, state: Session
     emit(s.title, renderSection(s, state, parsed.original));
   }
   for (const f of Object.keys(SECTION_TITLES) as Field[]) {
-    if (!seen.has(f)) emit(SECTION_TITLES[f], f === 'currentTask' ? (state.currentTask ? [state.currentTask] : []) : renderItems(f, state).map((t) => `- ${t}`));
+    if (!seen.has(f)) emit(SECTION_TITLES[f], f === 'currentTask' ? (state.currentTask ? [taskLine(state.currentTask)] : []) : renderItems(f, state).map((t) => `- ${t}`));
   }
   return out.join('\n').replace(/\n*$/, '\n');
 }

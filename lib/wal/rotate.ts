@@ -20,6 +20,7 @@ import { formatEntryLine, parseEntries, parseEntryLine, type Entry } from '../fo
 import { dayFile, PATHS } from '../format/layout.js';
 import { lineCount } from '../format/lines.js';
 import { crashPoint } from '../store/crash.js';
+import { sanitizeText } from '../store/guards/text.js';
 import { openStore, type Tx } from '../store/store.js';
 
 export const ROTATING_DIR = 'memory/.rotating';
@@ -61,7 +62,10 @@ function bufferEntries(text: string, asideName: string): { e: Entry; seed: strin
   const out: { e: Entry; seed: string }[] = [];
   text.split('\n').forEach((line, i) => {
     if (isHeaderLine(line)) return;
-    const e: Entry = parseEntryLine(line) ?? { text: line.trim(), tags: [] };
+    // read as the store will write it (control characters a person typed are stripped on write):
+    // a retried merge must find the very line it wrote, or it appends the entry a second time
+    const clean = sanitizeText(line);
+    const e: Entry = parseEntryLine(clean) ?? { text: clean.trim(), tags: [] };
     const seed = `${asideName}\n${i}\n${line}`;
     if (!e.id) e.id = derivedId(seed);
     out.push({ e, seed });

@@ -8,8 +8,7 @@
  * when no server answers (tests, and users who want to know).
  */
 import { readFileSync } from 'node:fs';
-import { resolveRoot } from '../core/root.js';
-import { ask, buildId, readWatchInfo, SERVED_COMMANDS, textStream, type RunRequest } from './protocol.js';
+import { ask, buildId, readWatchInfo, requestEnvOf, rootOf, SERVED_COMMANDS, textStream, type RunRequest } from './protocol.js';
 
 export interface Delegated { code: number; out: string; err: string }
 
@@ -23,17 +22,6 @@ export function consumedStdin(): NodeJS.ReadableStream | undefined {
 const ACCEPT_MS = 1000;
 /** How long an accepted request may take (an index rebuild of a large memory included). */
 const REPLY_MS = 120_000;
-
-/** The memory root chosen as the CLI would (lib/core/root.ts), from --root DIR / --root=DIR or the environment. */
-function rootOf(argv: string[], env: NodeJS.ProcessEnv, cwd: string): string {
-  let flag: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--root' && i + 1 < argv.length) flag = argv[++i];
-    else if (a.startsWith('--root=')) flag = a.slice(7);
-  }
-  return resolveRoot({ flag, env, cwd }).root;
-}
 
 /**
  * Run `argv` through the root's server; undefined when it should run locally (no server, another
@@ -53,9 +41,8 @@ export async function delegate(command: string, argv: string[], env: NodeJS.Proc
   if (!info) return required(`no memtier watch is announced for ${root}`);
   const build = buildId();
   if (info.build !== build || build === 'unknown') return required(`the memtier watch of ${root} runs another build (restart it)`);
-  const penv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) penv[k] = v;
-  const req: RunRequest = { op: 'run', build, command, argv, env: penv, cwd };
+  // only the variables a search or recall reads travel (the server ignores any other)
+  const req: RunRequest = { op: 'run', build, command, argv, env: requestEnvOf(env), cwd };
   // `recall --messages -`: the server cannot read this process's stdin, so it travels with the request
   if (wantsStdin) {
     try { req.stdin = stdinText = readFileSync(0, 'utf8'); } catch { return required('standard input could not be read for it'); }

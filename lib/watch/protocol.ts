@@ -8,8 +8,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveRoot } from '../core/root.js';
 
 export const WATCH_FILE = '.memtier/watch.json';
+
+/**
+ * The server's private folder (0700, whatever the umask) and its socket inside (0600). Builds
+ * before this one put the socket at .memtier/watch.sock, reachable by whoever the umask let in.
+ */
+export const SOCKET_DIR = '.memtier/run';
+export const SOCKET_FILE = `${SOCKET_DIR}/watch.sock`;
 
 /** Commands a server runs on behalf of the CLI (the per-turn reads of an agent). */
 export const SERVED_COMMANDS = new Set(['search', 'recall']);
@@ -19,6 +27,53 @@ export const SERVED_COMMANDS = new Set(['search', 'recall']);
  * local time zone): a request whose values differ is declined and runs in the CLI's own process.
  */
 export const PROCESS_ENV = ['MEMTIER_CJK', 'TZ'] as const;
+
+/**
+ * The environment a request may set: what a search or recall reads (the root, the clock and its
+ * zone, the tokenizer, git on/off, the shared limits). Anything else a request sends is ignored and
+ * the server's own value stands: the programs memtier runs (MEMTIER_GIT_BIN, PATH), its crash
+ * points (MEMTIER_CRASH_AT would kill the server), HOME, and every secret a shell happens to hold.
+ * The client sends only these.
+ */
+export const REQUEST_ENV: readonly string[] = [
+  'MEMTIER_ROOT', 'OPENCLAW_WORKSPACE', 'OPENCLAW_SESSION_ID', 'MEMTIER_NOW', 'MEMTIER_TZ', 'TZ', 'MEMTIER_CJK', 'MEMTIER_GIT',
+  'MEMTIER_DEBUG', 'MEMTIER_PARALLEL_STAT_MIN', 'MEMTIER_LOCK_TIMEOUT_MS', 'MEMTIER_BUFFER_MAX_LINES', 'MEMTIER_ARCHIVE_DAYS',
+];
+/** Prefixes of request keys accepted as well: the shared limits (lib/memory/limits.ts). */
+const REQUEST_ENV_PREFIXES = ['MEMTIER_HEALTH_'];
+
+export function isRequestEnv(key: string): boolean {
+  return REQUEST_ENV.includes(key) || REQUEST_ENV_PREFIXES.some((p) => key.startsWith(p) && /^[A-Z_]+$/.test(key));
+}
+
+/** The accepted keys of `env` (string values only), as a client sends them. */
+export function requestEnvOf(env: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string' && isRequestEnv(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * The environment a request runs with: the server's own, except that every accepted key is the
+ * request's (set or unset as in the caller's shell, so the answer is the one the CLI would print).
+ */
+export function requestEnv(server: NodeJS.ProcessEnv, sent: Record<string, unknown>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(server)) if (!isRequestEnv(k)) out[k] = v;
+  return Object.assign(out, requestEnvOf(sent));
+}
+
+/** The memory root chosen as the CLI would (lib/core/root.ts), from --root DIR / --root=DIR or the environment. */
+export function rootOf(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): string {
+  let flag: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break; // what follows is positional (node:util parseArgs)
+    if (a === '--root' && i + 1 < argv.length) flag = argv[++i];
+    else if (a.startsWith('--root=')) flag = a.slice(7);
+  }
+  return resolveRoot({ flag, env, cwd }).root;
+}
 
 export interface WatchInfo {
   pid: number;
@@ -30,7 +85,11 @@ export interface WatchInfo {
   started: string;
 }
 
-export interface RunRequest { op: 'run'; build: string; command: string; argv: string[]; env: Record<string, string>; cwd: string; /** Standard input, for `--messages -`. */ stdin?: string }
+/**
+ * `command` is informative: the server runs what `argv` names (the rule of main()), and declines a
+ * request whose `command` says otherwise.
+ */
+export interface RunRequest { op: 'run'; build: string; command?: string; argv: string[]; env: Record<string, string>; cwd: string; /** Standard input, for `--messages -`. */ stdin?: string }
 export interface StatusRequest { op: 'status' }
 export interface StopRequest { op: 'stop' }
 export type Request = RunRequest | StatusRequest | StopRequest;

@@ -3,20 +3,27 @@
  * the CLI's searches and recalls for it over a unix socket (protocol.ts), each after the cookie
  * handshake, through the same main() a CLI process runs: the output is the one the CLI would print.
  *
+ * The socket is a door into the memory, so it admits little: it lives in a folder only the owner
+ * can enter (.memtier/run/, 0700) and is itself 0600, whatever the umask; a request runs only when
+ * the command its argv names (main()'s own rule) is a read the server serves, for this root, and
+ * only the environment variables those reads use are taken from it (protocol.ts: REQUEST_ENV).
+ * Writes never come through here: hosts run them in-process (runner.ts).
+ *
  * Requests run one at a time, in order. A client that gave up (closed its socket) before its turn
  * is skipped, so a request runs at most once. Startup is serialized by the memory's write lock, so
  * two servers never both announce themselves for one root.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { acquireLock } from '../store/lock.js';
-import { ask, buildId, PROCESS_ENV, readWatchInfo, textStream, WATCH_FILE, SERVED_COMMANDS, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { commandIndex } from '../cli/args.js';
+import { ask, buildId, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import type { TreeStatus } from './tree.js';
 import { warmMemory } from './warm.js';
 
@@ -46,16 +53,68 @@ export interface WatchServer {
 /** How often a server checks that it is still the one announced in .memtier/watch.json. */
 export const ORPHAN_CHECK_MS = 5000;
 
+/** Where builds before .memtier/run/ put the socket; removed when a server starts. */
+const LEGACY_SOCKET = '.memtier/watch.sock';
+
+/** The real path of `p`, or undefined when it cannot be resolved. */
+function realOf(p: string): string | undefined {
+  try { return realpathSync(p); } catch { return undefined; }
+}
+
+/** Why a run request is not one this server can read (any JSON reaches it), or undefined. */
+function malformed(req: RunRequest): string | undefined {
+  const r = req as unknown as Record<string, unknown>;
+  if (typeof r.build !== 'string') return 'no build';
+  if (!Array.isArray(r.argv) || !r.argv.every((a) => typeof a === 'string')) return 'argv must be a list of strings';
+  if (typeof r.cwd !== 'string' || !isAbsolute(r.cwd)) return 'cwd must be an absolute path';
+  if (typeof r.env !== 'object' || r.env === null || Array.isArray(r.env)) return 'env must be an object';
+  if (r.command !== undefined && typeof r.command !== 'string') return 'command must be a string';
+  if (r.stdin !== undefined && typeof r.stdin !== 'string') return 'stdin must be a string';
+  return undefined;
+}
+
+/** The longest request line a server reads (a `recall --messages -` carries its input). */
+const MAX_REQUEST = 64 * 1024 * 1024;
+
 /** A unix socket path must fit in sun_path (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
 
-/** The socket of `root`'s server: .memtier/watch.sock, or a private temp folder's when that path is too long. */
-export function serverSocketPath(root: string): string {
-  const own = join(root, '.memtier', 'watch.sock');
-  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
-  const dir = join(tmpdir(), `memtier-${process.getuid?.() ?? 'user'}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return join(dir, `memtier-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`);
+/**
+ * Make `dir` a folder only this user can enter (0700, whatever the umask): created when missing,
+ * its mode tightened when looser; refused when it is a symbolic link, not a folder, or another
+ * user's. Returns the reason it cannot be used, or undefined.
+ */
+function privateDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink() || !st.isDirectory()) return `${dir} is not a folder`;
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
+    if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+    return undefined;
+  } catch (e) {
+    return `${dir}: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * Where `root`'s server listens: .memtier/run/watch.sock in the private folder .memtier/run/, or,
+ * when that path is too long for a socket, a private folder of this user under the temp folder
+ * (tmp/memtier-UID/, else a fresh one when that name is taken by someone else).
+ */
+function socketPlace(root: string): { socket: string; made?: string } {
+  const own = join(root, SOCKET_FILE);
+  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) {
+    const why = privateDir(dirname(own));
+    if (why) throw new MemtierError(`cannot make the private folder of the watch socket: ${why}`, { code: 'watch-failed', file: SOCKET_DIR, hint: `remove ${SOCKET_DIR} (it is recreated)` });
+    return { socket: own };
+  }
+  const name = `memtier-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`;
+  const shared = join(tmpdir(), `memtier-${process.getuid?.() ?? 'user'}`);
+  if (!privateDir(shared)) return { socket: join(shared, name) };
+  const made = mkdtempSync(join(tmpdir(), 'memtier-'));
+  return { socket: join(made, name), made };
 }
 
 /**
@@ -83,7 +142,8 @@ async function refuseIfRunning(root: string): Promise<void> {
 export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number | undefined; version?: string } = {}): Promise<WatchServer> {
   const root = ctx.root;
   const build = buildId();
-  const socket = serverSocketPath(root);
+  let socket = '';
+  let madeDir: string | undefined;
   const version = opts.version ?? '';
   let server: Server | undefined;
 
@@ -96,6 +156,9 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
 
   const started = ctx.clock.now().toISOString();
   const info: WatchInfo = { pid: process.pid, socket, build, version, root, started };
+  // the root as the file system sees it: a request names it through any path (a symbolic link)
+  let realRoot = root;
+  try { realRoot = realpathSync(root); } catch { /* compared as given */ }
   const stats = { requests: 0, declined: 0 };
   const trace = ctx.env.MEMTIER_WATCH_TRACE === '1';
   let queue: Promise<void> = Promise.resolve();
@@ -106,9 +169,18 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   const status = (): ServerStatus => ({ pid: process.pid, root, socket, build, started, ...stats, tree: tree.status() });
 
   const run = async (s: Socket, req: RunRequest): Promise<Reply> => {
+    const bad = malformed(req);
+    if (bad) return { ok: false, decline: `bad request: ${bad}` };
     if (req.build !== build) return { ok: false, decline: `the server runs build ${build}, the client ${req.build}` };
-    for (const k of PROCESS_ENV) if ((req.env[k] ?? '') !== (ctx.env[k] ?? '')) return { ok: false, decline: `${k} differs from the server's` };
-    if (!SERVED_COMMANDS.has(req.command)) return { ok: false, decline: `${req.command} is not a served command` };
+    // what runs is what argv names, by the rule main() itself applies: never the `command` field
+    const at = commandIndex(req.argv);
+    const command = at >= 0 ? req.argv[at]! : undefined;
+    if (command === undefined || !SERVED_COMMANDS.has(command)) return { ok: false, decline: `${command === undefined ? 'a request without a command' : `"${command.slice(0, 40)}"`} is not served (only ${[...SERVED_COMMANDS].join(' and ')})` };
+    if (req.command !== undefined && req.command !== command) return { ok: false, decline: `the request says ${String(req.command).slice(0, 40)} but its argv runs ${command}` };
+    const env = requestEnv(ctx.env, req.env);
+    for (const k of PROCESS_ENV) if ((env[k] ?? '') !== (ctx.env[k] ?? '')) return { ok: false, decline: `${k} differs from the server's` };
+    const asked = rootOf(req.argv, env, req.cwd);
+    if (asked !== root && realOf(asked) !== realRoot) return { ok: false, decline: `the request is for ${asked}; this server serves ${root}` };
     const t0 = performance.now();
     await tree.sync();
     if (s.destroyed) return { ok: false, decline: 'the client left' };
@@ -116,9 +188,8 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     let out = '';
     let err = '';
     const stdin = req.stdin === undefined ? undefined : textStream(req.stdin);
-    const code = await main({ argv: req.argv, env: req.env, cwd: req.cwd, ...(stdin ? { stdin } : {}), stdout: { write: (t: string) => { out += t; return true; }, isTTY: false }, stderr: { write: (t: string) => { err += t; return true; }, isTTY: false } });
-    if (trace) ctx.log.warn(`served ${req.command}: sync ${(t1 - t0).toFixed(1)} ms, run ${(performance.now() - t1).toFixed(1)} ms`);
-    // a search of another root is answered correctly too, but without the watched freshness (main resolved that root itself)
+    const code = await main({ argv: req.argv, env, cwd: req.cwd, ...(stdin ? { stdin } : {}), stdout: { write: (t: string) => { out += t; return true; }, isTTY: false }, stderr: { write: (t: string) => { err += t; return true; }, isTTY: false } });
+    if (trace) ctx.log.warn(`served ${command}: sync ${(t1 - t0).toFixed(1)} ms, run ${(performance.now() - t1).toFixed(1)} ms`);
     return { ok: true, code, out, err };
   };
 
@@ -153,6 +224,7 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
       await queue.catch(() => undefined);
       if (readWatchInfo(root)?.pid === process.pid) rmSync(join(root, WATCH_FILE), { force: true });
       try { unlinkSync(socket); } catch { /* gone */ }
+      if (madeDir) rmSync(madeDir, { recursive: true, force: true });
       resolveClosed();
     })();
     return closing;
@@ -161,12 +233,17 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   const lock = acquireLock(root, ctx.env);
   try {
     await refuseIfRunning(root);
+    ({ socket, made: madeDir } = socketPlace(root));
+    info.socket = socket;
     try { unlinkSync(socket); } catch { /* no stale socket */ }
+    // the socket of a server from before .memtier/run/ (none answers: refused above otherwise)
+    try { if (lstatSync(join(root, LEGACY_SOCKET)).isSocket()) unlinkSync(join(root, LEGACY_SOCKET)); } catch { /* none */ }
     server = createServer((s) => {
       let buf = '';
       s.on('error', () => s.destroy());
       s.on('data', (d) => {
         buf += d.toString('utf8');
+        if (buf.length > MAX_REQUEST) { s.destroy(); return; }
         const nl = buf.indexOf('\n');
         if (nl >= 0) { s.removeAllListeners('data'); handle(s, buf.slice(0, nl)); }
       });
@@ -175,12 +252,15 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
       server!.once('error', reject);
       server!.listen(socket, () => { server!.off('error', reject); resolve(); });
     });
+    // the folder already keeps everyone else out; the socket itself is the owner's only too
+    chmodSync(socket, 0o600);
     const tmp = join(root, `${WATCH_FILE}.${process.pid}.tmp`);
     writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n');
     renameSync(tmp, join(root, WATCH_FILE));
   } catch (e) {
     warm.close();
     server?.close();
+    if (madeDir) rmSync(madeDir, { recursive: true, force: true });
     throw e;
   } finally {
     lock.release();

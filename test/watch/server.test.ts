@@ -4,7 +4,7 @@
  * with SIGKILL, stopped, or from another build is bypassed; one server per root.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -177,7 +177,7 @@ describe('memtier watch', () => {
     await new Promise((r) => (s.exitCode !== null ? r(0) : s.once('exit', r)));
     expect(s.exitCode).toBe(0);
     expect(existsSync(join(root, '.memtier/watch.json'))).toBe(false);
-    expect(existsSync(join(root, '.memtier/watch.sock'))).toBe(false);
+    expect(existsSync(join(root, '.memtier/run/watch.sock'))).toBe(false);
     expect(runBin(['watch', '--status', '--root', root], { env: ENV }).code).toBe(1);
   });
 
@@ -199,6 +199,8 @@ describe('memtier watch', () => {
     const info = JSON.parse(readFileSync(join(root, '.memtier/watch.json'), 'utf8'));
     expect(info.socket.startsWith(tmpdir())).toBe(true);
     expect(Buffer.byteLength(info.socket)).toBeLessThanOrEqual(100);
+    expect(statSync(info.socket).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(info.socket)).mode & 0o777).toBe(0o700);
     expect(viaWatch(['search', 'deploy', '--json'], root)).toEqual(local(['search', 'deploy', '--json'], root));
     expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
     expect(existsSync(info.socket)).toBe(false);
