@@ -120,18 +120,8 @@ export function purgeLinesTx(tx: Tx, ctx: Ctx, drop: (line: string) => boolean, 
     let text: string | undefined;
     try { text = tx.read(i.rel); } catch { out.unreadable.push(i.rel); continue; }
     if (text === undefined || !quick.some((q) => text!.includes(q))) continue;
-    const lines = text.split('\n');
-    let kept = lines.filter((l) => !drop(l));
-    const n = lines.length - kept.length;
+    const { kept, n } = i.kind === 'forgotten' ? withoutForgotten(text, drop) : withoutLines(text, drop);
     if (n === 0) continue;
-    if (i.kind === 'forgotten') {
-      const head = (l: string): boolean => /^## /.test(l);
-      kept = kept.filter((l, k) => {
-        if (!head(l)) return true;
-        const next = kept.slice(k + 1).find((x) => x.trim() !== '');
-        return next !== undefined && !head(next);
-      });
-    }
     try {
       tx.write(i.rel, kept.join('\n'), { expected: text });
     } catch (e) {
@@ -144,6 +134,42 @@ export function purgeLinesTx(tx: Tx, ctx: Ctx, drop: (line: string) => boolean, 
     out.lines += n;
   }
   return out;
+}
+
+function withoutLines(text: string, drop: (line: string) => boolean): { kept: string[]; n: number } {
+  const lines = text.split('\n');
+  const kept = lines.filter((l) => !drop(l));
+  return { kept, n: lines.length - kept.length };
+}
+
+/**
+ * A forgotten file without the matching lines, block by block (`## HH:MM from ORIGIN` and its
+ * lines): the SESSION-STATE.md block right after a block of the entry is its state copy (one
+ * forget writes them together) and goes with it; a block left with no line goes too.
+ */
+function withoutForgotten(text: string, drop: (line: string) => boolean): { kept: string[]; n: number } {
+  const lines = text.split('\n');
+  const head = (l: string): boolean => /^## /.test(l);
+  const first = lines.findIndex(head);
+  if (first < 0) return withoutLines(text, drop);
+  const kept = lines.slice(0, first);
+  let n = 0;
+  let prevHit = false;
+  for (let k = first; k < lines.length;) {
+    let end = k + 1;
+    while (end < lines.length && !head(lines[end]!)) end++;
+    const body = lines.slice(k + 1, end);
+    const isState = /^## \d{2}:\d{2} from SESSION-STATE\.md\s*$/.test(lines[k]!);
+    const rest: string[] = isState && prevHit ? [] : body.filter((l: string) => !drop(l));
+    const removed: number = body.filter((l: string) => l.trim() !== '').length - rest.filter((l: string) => l.trim() !== '').length;
+    n += removed;
+    prevHit = removed > 0 && !isState;
+    if (removed === 0) kept.push(lines[k]!, ...body);
+    else if (rest.some((l: string) => l.trim() !== '')) kept.push(lines[k]!, ...rest);
+    k = end;
+  }
+  if (text.endsWith('\n') && kept[kept.length - 1] !== '') kept.push('');
+  return { kept, n };
 }
 
 /** How to take a line out of git history too, when the memory is a repository. */
