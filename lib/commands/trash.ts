@@ -5,7 +5,8 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { MemtierError, UsageError } from '../core/errors.js';
+import { trashProblem } from '../store/store.js';
 import { PATHS } from '../format/layout.js';
 import { DEFAULT_TRASH_DAYS, trashDays } from '../format/trash.js';
 import { olderThan, purgeItems, restoreItems, trashItems } from '../lifecycle/trash.js';
@@ -38,6 +39,10 @@ $MEMTIER_TRASH_DAYS days (default ${DEFAULT_TRASH_DAYS}; "off" keeps them).`,
   examples: ['memtier trash list', 'memtier trash restore 2026-05-15T143000/memory/episodic/2026-04-01.md', 'memtier trash purge --older-than 30d --dry-run'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const [sub, ...rest] = args.positionals;
+    const problem = trashProblem(ctx.root);
+    if (problem && ['list', 'restore', 'purge'].includes(sub ?? '')) {
+      throw new MemtierError(`${PATHS.trash} is ${problem}, not a folder: there is no trash to ${sub}`, { code: 'trash', rule: 'trash-folder', file: PATHS.trash, hint: `look at it, then move it aside (mv ${PATHS.trash} ${PATHS.memoryDir}/trash-was-not-a-folder)` });
+    }
     switch (sub) {
       case 'list': {
         if (rest.length) throw new UsageError('trash list takes no arguments');

@@ -37,6 +37,9 @@ describe('save first, remove second', () => {
       expect(readTree(root)).toEqual(before);
       expect(readTree(outside)).toEqual({});
 
+      const list = await cli(root, ['trash', 'list']);
+      expect(list.code).toBe(2);
+      expect(list.stderr).toContain('there is no trash to list');
       const h = await cli(root, ['health', '--json']);
       expect(h.code).toBe(1);
       expect(JSON.parse(h.stdout).findings).toContainEqual(expect.objectContaining({ check: 'trash', severity: 'fail', file: 'memory/.trash' }));
