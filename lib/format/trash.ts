@@ -31,8 +31,6 @@ export interface TrashItem {
 const STAMP_DIR = /^(\d{4}-\d{2}-\d{2})T\d{6}(?:-\d+)?$/;
 const TORN = /^(\d{4}-\d{2}-\d{2})T\d{6}-(.+?)(?:-\d+)?\.txt$/;
 const FORGOTTEN = /^(\d{4}-\d{2}-\d{2})\.md$/;
-export const FORGOTTEN_DIR = `${PATHS.trash}/forgotten`;
-export const TORN_DIR = `${PATHS.trash}/torn`;
 
 /** Every regular file under `abs` (root-relative names below it); links and specials are listed as they are, never followed. */
 function filesUnder(abs: string, rel = ''): { rel: string; bytes: number; mtimeMs: number }[] {
