@@ -18,7 +18,9 @@ export const command: CommandSpec = {
   5 reconcile  MEMORY.md: index lines for recalled facts in their homes above activation 0.5 are
                added within its budget; lines memtier added whose fact fell below 0.15 or is gone
                are removed (only lines ending in the ^id their link points to; never a person's)
-  6 clean      raw session files (30 days) and daily summaries (365 days) go to the trash
+  6 clean      raw session files (30 days) and daily summaries (365 days) go to the trash; items
+               trashed more than $MEMTIER_TRASH_DAYS days ago (default 30; "off" keeps them)
+               leave the trash for good ("memtier trash list" shows them first)
   7 health     checks run, written to .memtier/health.json
 A second run the same day changes nothing. Exit 1 when the health step finds a FAIL (the memory
 cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
@@ -35,6 +37,7 @@ cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
       r.prune.moved.length ? `${r.prune.moved.length} faded day(s) archived` : '',
       r.reconcile.added.length || r.reconcile.removed.length || r.reconcile.relinked.length ? `MEMORY.md +${r.reconcile.added.length} -${r.reconcile.removed.length} relinked ${r.reconcile.relinked.length}` : '',
       r.clean.trashed.length ? `${r.clean.trashed.length} file(s) past retention trashed` : '',
+      r.clean.purged.length ? `${r.clean.purged.length} trash item(s) past retention deleted` : '',
     ].filter(Boolean);
     // its own health step failing is a finding: exit 1, as "memtier health" would
     const failed = r.health !== undefined && !r.health.ok;

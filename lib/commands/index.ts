@@ -64,6 +64,7 @@ export const registry: RegistryEntry[] = [
   { name: 'verify', group: 'Lifecycle', summary: 'find drift: dead paths, relative dates, contradictions, stale facts', load: lazy('verify') },
   { name: 'supersede', group: 'Lifecycle', summary: 'mark an entry superseded by a new one', load: lazy('supersede') },
   { name: 'forget', group: 'Lifecycle', summary: 'move an entry to the trash', load: lazy('forget') },
+  { name: 'trash', group: 'Lifecycle', summary: 'what memtier removed: list, restore, purge', load: lazy('trash') },
   { name: 'palace', group: 'Lifecycle', summary: 'regenerate the views in memory/palace/', load: lazy('palace') },
   { name: 'topics', group: 'Lifecycle', summary: 'topics that emerge from the memory (3+ entries sharing a keyword), in memory/palace/topics.md', load: lazy('topics') },
   { name: 'sync', group: 'Lifecycle', summary: 'git pull --rebase and push the memory repository', load: lazy('sync') },

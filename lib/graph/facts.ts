@@ -149,9 +149,11 @@ export function forgetFact(ctx: Ctx, ref: string): { fact: Fact; savedTo: string
     const lines = cur.split('\n');
     const raw = lines[found.line - 1]!;
     lines.splice(found.line - 1, 1);
-    tx.write(FACTS_FILE, lines.join('\n'), { expected: cur });
+    // save first, remove second: a trash that cannot take the line stops here, nothing removed
+    tx.assertTrashUsable();
     if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${day}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
     tx.append(savedTo, `## ${localTime(now, ctx.clock.tz)} from ${FACTS_FILE}:${found.line}\n${raw}\n`);
+    tx.write(FACTS_FILE, lines.join('\n'), { expected: cur });
   });
   return { fact: found!, savedTo };
 }

@@ -21,6 +21,8 @@ export type Op =
   | { kind: 'append'; rel: string; text: string }
   | { kind: 'move'; from: string; to: string }
   | { kind: 'trash'; rel: string }
+  /** Delete for real, inside memory/.trash/ only (the trash's retention). */
+  | { kind: 'purge'; rel: string }
   /** A store operation owned by another module (e.g. buffer rotation), run in the same transaction. */
   | { kind: 'fn'; label: string; files: string[]; run: (tx: Tx) => void };
 
@@ -53,12 +55,15 @@ export function applyOpsTx(tx: Tx, ops: Op[]): void {
       });
     }
   }
+  // save first, remove second: a trash that cannot take what is removed stops the run before any write
+  if (ops.some((o) => o.kind === 'trash' || o.kind === 'purge')) tx.assertTrashUsable();
   for (const o of ops) {
     switch (o.kind) {
       case 'write': tx.write(o.rel, o.content, { expected: o.expected }); break;
       case 'append': tx.append(o.rel, o.text); break;
       case 'move': tx.move(o.from, o.to); break;
       case 'trash': tx.trash(o.rel); break;
+      case 'purge': tx.purge(o.rel); break;
       case 'fn': o.run(tx); break;
     }
   }

@@ -30,6 +30,7 @@ import { archivePath, dayFile, episodicPath, PATHS } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
+import { planTrashRetention } from './trash.js';
 import { applyPlanned, cite, dayFiles, plural, read, type Op } from './common.js';
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
@@ -57,7 +58,8 @@ export interface ConsolidateResult {
   index: { status: string };
   prune: { moved: { from: string; to: string }[]; overCap: number; note?: string };
   reconcile: { added: string[]; removed: string[]; relinked: string[]; overflow: number; lines: number; budget: number };
-  clean: { trashed: string[] };
+  /** Retention: files trashed, and trash items older than MEMTIER_TRASH_DAYS deleted (null days: retention off). */
+  clean: { trashed: string[]; purged: string[]; trashDays: number | null };
   health?: { ok: boolean; summary: string; written?: string };
   files: string[];
   retries: number;
@@ -240,10 +242,13 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
   const clean = planArchive(ctx, { days: 100_000 });
   const trash = clean.ops.filter((o) => o.kind === 'trash');
   ops.push(...trash);
+  // and the trash's own retention: items trashed more than MEMTIER_TRASH_DAYS days ago leave it
+  const expired = planTrashRetention(ctx);
+  ops.push(...expired.ops);
 
   const result: ConsolidateResult = {
     ok: true, dryRun: !!opts.dryRun, changed: ops.length > 0, date, summary, decay, index: { status: 'not run' }, prune, reconcile,
-    clean: { trashed: trash.map((o) => (o.kind === 'trash' ? o.rel : '')) }, files: [...new Set(ops.flatMap((o) => (o.kind === 'move' ? [o.from, o.to] : o.kind === 'fn' ? o.files : [o.rel])))],
+    clean: { trashed: trash.map((o) => (o.kind === 'trash' ? o.rel : '')), purged: expired.items.map((i) => i.rel), trashDays: expired.days ?? null }, files: [...new Set(ops.flatMap((o) => (o.kind === 'move' ? [o.from, o.to] : o.kind === 'fn' ? o.files : [o.rel])))],
     retries: 0, message: '',
   };
   return { ops, result };
@@ -291,7 +296,7 @@ export function consolidateMessage(r: ConsolidateResult): string {
     `3 index: ${r.index.status}`,
     `4 prune: ${r.prune.moved.length ? `${w}archive ${plural(r.prune.moved.length, 'episodic day')}` : 'nothing to archive'}${r.prune.overCap ? `; still ${r.prune.overCap} entries over the cap` : ''}${r.prune.note ? `; ${r.prune.note}` : ''}`,
     `5 reconcile MEMORY.md: ${r.reconcile.added.length || r.reconcile.removed.length || r.reconcile.relinked.length ? `${w}add ${r.reconcile.added.length}, remove ${r.reconcile.removed.length}, relink ${r.reconcile.relinked.length}` : 'nothing to change'}; ${r.reconcile.lines}/${r.reconcile.budget} lines${r.reconcile.overflow ? `; ${r.reconcile.overflow} not added (budget)` : ''}`,
-    `6 clean: ${r.clean.trashed.length ? `${w}trash ${plural(r.clean.trashed.length, 'file')} past retention` : 'nothing past retention'}`,
+    `6 clean: ${r.clean.trashed.length ? `${w}trash ${plural(r.clean.trashed.length, 'file')} past retention` : 'nothing past retention'}; ${r.clean.trashDays === null ? 'trash retention off' : r.clean.purged.length ? `${w}delete ${plural(r.clean.purged.length, 'trash item')} older than ${r.clean.trashDays} days` : `nothing in the trash older than ${r.clean.trashDays} days`}`,
     `7 health: ${r.health ? r.health.summary : 'not run'}${r.health?.written && !r.health.written.startsWith('could not') ? ` → ${r.health.written}` : r.health?.written ? ` (${r.health.written})` : ''}`,
   ];
   const head = r.changed ? (r.dryRun ? 'consolidate (dry run, nothing written):' : 'consolidate:') : 'consolidate: no changes to the memory files';

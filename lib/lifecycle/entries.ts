@@ -15,7 +15,9 @@ import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, parseEntryLine, type Entry, type EntryType } from '../format/entry.js';
 import { classify, dayFile, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { parseSessionState, serializeSessionState } from '../format/session-state.js';
-import { openStore, readMemoryFile } from '../store/store.js';
+import { openStore, readMemoryFile, type Tx } from '../store/store.js';
+import { crashPoint } from '../store/crash.js';
+import { gitHistoryHint, purgeLinesTx, type LinesPurged } from './trash.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
 import { removeEntryFromState } from '../wal/wal.js';
 
@@ -247,7 +249,45 @@ export interface ForgetResult {
   also: string[];
   /** The SESSION-STATE.md items that were the entry (`Section: item`), kept in the trash too. */
   state?: string[];
+  /** --purge: what was taken out of the trash too (nothing is kept there). */
+  purged?: LinesPurged;
+  /** --purge in a git memory: how to remove the line from git history too. */
+  gitHint?: string[];
   message: string;
+}
+
+export interface ForgetOptions {
+  dryRun?: boolean;
+  /** Keep nothing: take the entry's lines out of the trash too (and say how to take them out of git history). */
+  purge?: boolean;
+}
+
+function forgottenHeader(day: string): string {
+  return `# Forgotten ${day}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`;
+}
+
+/** The file is still what was read, else the code `conflict` error (checked before anything is written). */
+function assertUnchanged(tx: Tx, rel: string, expected: string): void {
+  if (tx.read(rel) !== expected) {
+    throw new MemtierError('changed on disk since it was read (someone edited it); nothing was written', { code: 'conflict', file: rel, hint: 'run the command again; it will start from the new content' });
+  }
+}
+
+/**
+ * Save first, remove second: append `blocks` to the forgotten trash file before the caller removes
+ * anything (a trash that cannot take them stops the command with nothing removed). A block
+ * already there (a forget a crash cut between its save and its removal, run again) is not
+ * written twice.
+ */
+export function saveForgottenTx(tx: Tx, savedTo: string, day: string, blocks: string[]): void {
+  tx.assertTrashUsable();
+  const cur = tx.read(savedTo);
+  if (cur === undefined) tx.write(savedTo, forgottenHeader(day), { expected: null });
+  for (const b of blocks) {
+    const key = b.replace(/^## \d{2}:\d{2} /, '');
+    if (cur !== undefined && cur.includes(key)) continue;
+    tx.append(savedTo, b);
+  }
 }
 
 /** Lines that say "superseded by ^id". */
@@ -273,8 +313,9 @@ function forgottenBlock(ctx: Ctx, f: FoundEntry): string {
  * under a heading naming its origin (`path:line`); git history is the undo. Forgetting an id
  * that is already only in the forgotten trash changes nothing and says so.
  */
-export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = {}): ForgetResult {
+export function forgetEntry(ctx: Ctx, ref: string, opts: ForgetOptions = {}): ForgetResult {
   const dryRun = !!opts.dryRun;
+  const purge = !!opts.purge;
   const savedTo = `${FORGOTTEN_DIR}/${todayOf(ctx)}.md`;
   const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
   // an id names one entry, wherever it is materialized (the buffer, an episodic day, its home):
@@ -286,7 +327,7 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
     if (new Set(places.map((p) => stateKey(p.entry.text))).size > 1) places = [findEntry(ctx, ref)];
     if (places.length === 0) {
       const where = forgottenWhere(ctx, r.id);
-      if (where) return forgetStateCopy(ctx, r.id, where, savedTo, dryRun);
+      if (where) return forgetStateCopy(ctx, r.id, where, savedTo, dryRun, purge);
       places = [findEntry(ctx, ref)]; // throws not-found with its hint
     }
   } else {
@@ -298,28 +339,50 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: { dryRun?: boolean } = 
   const stateText = readMemoryFile(ctx.root, PATHS.sessionState);
   const stateAfter = stateText === undefined ? undefined : sessionStateWithout(stateText, f.entry);
   const also = [...places.slice(1).map((p) => `${p.path}:${p.line}`), ...(stateAfter !== undefined ? [PATHS.sessionState] : [])];
+  const kept = purge ? `; ${dryRun ? 'it would be' : 'it is'} taken out of ${PATHS.trash}/ too` : `; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`;
   const result: ForgetResult = {
-    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo, pointedFrom, also, ...(stateAfter ? { state: stateAfter.removed } : {}),
-    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}${also.length ? ` and its ${also.length === 1 ? 'copy' : 'copies'} in ${also.join(', ')}` : ''}; the line ${dryRun ? 'would be' : 'is'} kept in ${savedTo}`
+    ok: true, dryRun, changed: true, from: { path: f.path, line: f.line, raw: f.raw }, savedTo: purge ? '' : savedTo, pointedFrom, also, ...(stateAfter ? { state: stateAfter.removed } : {}),
+    message: `${dryRun ? 'would forget' : 'forgot'} ${f.path}:${f.line}${f.entry.id ? ` (^${f.entry.id})` : ''}${also.length ? ` and its ${also.length === 1 ? 'copy' : 'copies'} in ${also.join(', ')}` : ''}${kept}`
       + (pointedFrom.length ? `; note: ${pointedFrom.join(', ')} still say "superseded by ^${f.entry.id}"` : ''),
   };
+  if (purge) result.gitHint = gitHistoryHint(ctx.root, { id: f.entry.id, raw: f.raw });
   if (dryRun) return result;
   // per file, lines removed from the bottom up so the line numbers above stay right
   const byFile = new Map<string, FoundEntry[]>();
   for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
   openStore(ctx).mutate((tx) => {
+    // nothing is written unless every file is still what was read
+    for (const [path, ps] of byFile) assertUnchanged(tx, path, ps[0]!.fileText);
+    if (stateAfter !== undefined) assertUnchanged(tx, PATHS.sessionState, stateText!);
+    if (!purge) {
+      // save first, remove second: the state's copy goes to the trash too (as "Section: item")
+      saveForgottenTx(tx, savedTo, todayOf(ctx), [...places.map((p) => forgottenBlock(ctx, p)), ...(stateAfter !== undefined ? [stateBlock(ctx, stateAfter.removed)] : [])]);
+      crashPoint(ctx.env, 'forget.after-save');
+    }
     for (const [path, ps] of byFile) {
       let text = ps[0]!.fileText;
       for (const p of [...ps].sort((a, b) => b.line - a.line)) text = replaceLine(text, p.line, []);
       tx.write(path, text, { expected: ps[0]!.fileText });
     }
     if (stateAfter !== undefined) tx.write(PATHS.sessionState, stateAfter.text, { expected: stateText! });
-    if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
-    for (const p of places) tx.append(savedTo, forgottenBlock(ctx, p));
-    // the state's copy goes to the trash too (as "Section: item"), so nothing forget removes is lost
-    if (stateAfter !== undefined) tx.append(savedTo, stateBlock(ctx, stateAfter.removed));
+    if (purge) result.purged = purgeLinesTx(tx, ctx, lineMatcher(f, stateAfter?.removed ?? []), quickNeedles(f));
   });
+  if (result.purged) result.message += `; ${purgedNote(result.purged)}`;
   return result;
+}
+
+/** Lines of the trash that are this entry: any line carrying its id (else its exact line), and its SESSION-STATE.md items as the forgotten file keeps them. */
+function lineMatcher(f: Pick<FoundEntry, 'raw' | 'entry'>, stateItems: string[]): (line: string) => boolean {
+  const idRe = f.entry.id ? new RegExp(`\\s\\^${f.entry.id}\\s*$`) : undefined;
+  const items = new Set(stateItems.map((s) => `- ${s}`));
+  const raw = f.raw.trimEnd();
+  return (l) => (idRe ? idRe.test(l) : l.trimEnd() === raw) || items.has(l.trimEnd());
+}
+
+const quickNeedles = (f: Pick<FoundEntry, 'raw' | 'entry'>): string[] => [f.entry.id ? `^${f.entry.id}` : f.raw.trim()];
+
+function purgedNote(p: LinesPurged): string {
+  return `${p.lines ? `removed ${p.lines} line${p.lines === 1 ? '' : 's'} from ${p.files.join(', ')}` : `nothing of it was in ${PATHS.trash}/`}${p.unreadable.length ? `; left ${p.unreadable.join(', ')} (not readable as memory text: look by hand)` : ''}`;
 }
 
 /** An entry's words, to tell two lines carrying one id apart: no tags, no case. */
@@ -343,21 +406,32 @@ export function sessionStateWithout(text: string, entry: { type?: EntryType | un
  * may still hold its item (a forget from before forget cleaned the state, or a hand edit that put
  * it back). That item is removed (and kept in the trash); otherwise nothing changes.
  */
-function forgetStateCopy(ctx: Ctx, id: string, where: string, savedTo: string, dryRun: boolean): ForgetResult {
+function forgetStateCopy(ctx: Ctx, id: string, where: string, savedTo: string, dryRun: boolean, purge: boolean): ForgetResult {
   const entry = parseEntries(readMemoryFile(ctx.root, where) ?? '').find((e) => e.id === id);
   const stateText = readMemoryFile(ctx.root, PATHS.sessionState);
   const after = entry && stateText !== undefined ? sessionStateWithout(stateText, entry) : undefined;
-  if (!after) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], also: [], message: `^${id} is already forgotten (saved in ${where}); nothing changed` };
-  const result: ForgetResult = {
-    ok: true, dryRun, changed: true, savedTo, pointedFrom: [], also: [PATHS.sessionState], state: after.removed,
-    message: `^${id} is already forgotten (saved in ${where}), but ${PATHS.sessionState} still held it: ${dryRun ? 'would remove' : 'removed'} ${after.removed.join('; ')}; ${dryRun ? 'it would be' : 'it is'} kept in ${savedTo}`,
-  };
+  const hint = purge && entry ? gitHistoryHint(ctx.root, { id, raw: entry.raw }) : [];
+  if (!after && !purge) return { ok: true, dryRun, changed: false, savedTo: where, pointedFrom: [], also: [], message: `^${id} is already forgotten (saved in ${where}); nothing changed` };
+  const result: ForgetResult = after
+    ? {
+      ok: true, dryRun, changed: true, savedTo: purge ? '' : savedTo, pointedFrom: [], also: [PATHS.sessionState], state: after.removed,
+      message: `^${id} is already forgotten (saved in ${where}), but ${PATHS.sessionState} still held it: ${dryRun ? 'would remove' : 'removed'} ${after.removed.join('; ')}${purge ? '' : `; ${dryRun ? 'it would be' : 'it is'} kept in ${savedTo}`}`,
+    }
+    : { ok: true, dryRun, changed: true, savedTo: '', pointedFrom: [], also: [], message: `^${id} is already forgotten (saved in ${where}): ${dryRun ? 'would take' : 'took'} it out of ${PATHS.trash}/` };
+  if (purge) result.gitHint = hint;
   if (dryRun) return result;
   openStore(ctx).mutate((tx) => {
-    tx.write(PATHS.sessionState, after.text, { expected: stateText! });
-    if (!tx.exists(savedTo)) tx.write(savedTo, `# Forgotten ${todayOf(ctx)}\n\nEntries removed with "memtier forget", each under the place it was.\n\n`, { expected: null });
-    tx.append(savedTo, stateBlock(ctx, after.removed));
+    if (after) {
+      assertUnchanged(tx, PATHS.sessionState, stateText!);
+      if (!purge) saveForgottenTx(tx, savedTo, todayOf(ctx), [stateBlock(ctx, after.removed)]);
+      tx.write(PATHS.sessionState, after.text, { expected: stateText! });
+    }
+    if (purge) result.purged = purgeLinesTx(tx, ctx, lineMatcher({ raw: entry?.raw ?? `^${id}`, entry: { id, text: '', tags: [] } }, after?.removed ?? []), [`^${id}`]);
   });
+  if (result.purged) {
+    result.changed = result.purged.lines > 0 || after !== undefined;
+    result.message += `; ${purgedNote(result.purged)}`;
+  }
   return result;
 }
 

@@ -43,10 +43,30 @@ export interface Snapshot {
   stateBytes: number;
   /** Other non-markdown files inside the memory folders (attachments, scripts): path and size. */
   otherFiles: PlainFile[];
+  /** Other tools' leftovers (editor swap and backup files, temp files of atomic writers), with what each is (strayKind). */
+  strays: (PlainFile & { what: string })[];
   /** Lines of a file's text (split on LF; a final newline gives a final ""). */
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
   entries(f: MemFile): LocatedEntry[];
+}
+
+/**
+ * What another tool left behind, by name, or undefined for anything else: an editor's swap
+ * (`.NAME.swp`), backup (`NAME~`) or autosave (`#NAME#`) file, a temp file (`NAME.tmp`,
+ * `.NAME.tmp`), or an atomic writer's temp file `NAME.<digits>` — only when NAME itself is
+ * in the same folder (`siblings`), so `notes.2026` alone is a file like any other. A `.md`
+ * name is never one (`memory/2026-05-01.md` is a day file).
+ */
+export function strayKind(name: string, siblings: ReadonlySet<string>): string | undefined {
+  if (/\.md$/i.test(name)) return undefined;
+  if (/^\..+\.sw[a-p]$/.test(name) || /.\.swp$/.test(name)) return 'an editor swap file';
+  if (/^[^~].*~$/.test(name)) return 'an editor backup file';
+  if (/^#.+#$/.test(name)) return 'an editor autosave file';
+  if (/.\.tmp$/i.test(name)) return 'a temp file of another tool';
+  const m = /^(.+)\.\d+$/.exec(name);
+  if (m && siblings.has(m[1]!)) return `a temp file of an atomic write next to ${m[1]}`;
+  return undefined;
 }
 
 const SKIP = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian', '.rotating']);
@@ -98,6 +118,7 @@ export function loadSnapshot(root: string): Snapshot {
   const files: MemFile[] = [];
   const tempFiles: PlainFile[] = [];
   const otherFiles: PlainFile[] = [];
+  const strays: Snapshot['strays'] = [];
   const rotating: PlainFile[] = [];
   const locks: PlainFile[] = [];
   let trashBytes = 0;
@@ -108,6 +129,7 @@ export function loadSnapshot(root: string): Snapshot {
   const walk = (relDir: string): void => {
     let ents;
     try { ents = readdirSync(join(root, relDir), { withFileTypes: true }); } catch { return; }
+    const names = new Set(ents.map((d) => d.name));
     for (const d of ents) {
       const rel = `${relDir}/${d.name}`;
       if (d.isDirectory()) {
@@ -123,15 +145,25 @@ export function loadSnapshot(root: string): Snapshot {
         if (!st) continue;
         if (d.name.includes(TEMP_MARK)) tempFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
         else if (d.name.endsWith('.md')) addMd(rel, st.size, st.mtimeMs);
-        else otherFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
+        else {
+          otherFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
+          const what = strayKind(d.name, names);
+          if (what) strays.push({ rel, size: st.size, mtimeMs: st.mtimeMs, what });
+        }
       }
     }
   };
 
   let top: string[] = [];
   try { top = readdirSync(root); } catch { /* missing root: empty snapshot */ }
+  const topNames = new Set(top);
   for (const name of top.sort()) {
-    if ((ROOT_FILES as readonly string[]).includes(name)) {
+    // at the root (often a workspace with files of its own) only leftovers of memtier's root files
+    const what = (ROOT_FILES as readonly string[]).some((f) => name !== f && name.includes(f)) ? strayKind(name, topNames) : undefined;
+    if (what) {
+      const st = stat(join(root, name));
+      if (st?.file) strays.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs, what });
+    } else if ((ROOT_FILES as readonly string[]).includes(name)) {
       const st = stat(join(root, name));
       if (st?.file) addMd(name, st.size, st.mtimeMs);
     } else if (name.includes(TEMP_MARK)) {
@@ -164,6 +196,7 @@ export function loadSnapshot(root: string): Snapshot {
     trashBytes,
     stateBytes,
     otherFiles: otherFiles.sort(byPath),
+    strays: strays.sort(byPath),
     lines(f) {
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }

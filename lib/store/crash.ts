@@ -8,7 +8,7 @@ export type CrashPoint =
   | 'append.before-write' | 'append.partial-write' | 'append.after-write'
   | 'replace.temp-written' | 'replace.before-rename' | 'replace.after-rename'
   | 'rotate.after-rename' | 'rotate.after-merge' | 'rotate.before-cleanup'
-  | 'lock.acquired' | string;
+  | 'lock.acquired' | 'forget.after-save' | string;
 
 /** Counts a pass through `name`; true when this pass is the one that must crash. */
 export function crashArmed(env: NodeJS.ProcessEnv, name: CrashPoint): boolean {

@@ -10,7 +10,7 @@
  * a holder that died first repairs what the crash left: the torn tail of an interrupted append
  * is cut off exactly (and kept in memory/.trash/torn/), and orphan temp files are removed.
  */
-import { appendFileSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -260,6 +260,7 @@ export class Tx {
 
   /** Save a torn line to memory/.trash/torn/STAMP-PATH.txt so nothing is silently dropped. Returns its path. */
   quarantine(rel: string, tail: string): string {
+    this.assertTrashUsable();
     const stamp = localStamp(this.ctx.clock.now(), this.ctx.clock.tz).replace(/:/g, '');
     const base = `${PATHS.trash}/torn/${stamp}-${rel.replace(/[/\\]/g, '__')}`;
     let q = `${base}.txt`;
@@ -290,8 +291,23 @@ export class Tx {
     if (dirname(to) !== dirname(from)) fsyncDir(dirname(from));
   }
 
+  /**
+   * The trash must be a real folder (or not exist yet) before anything is removed: a removal
+   * saves first, to the trash, and removes second. Throws a clear error (code `trash`) otherwise.
+   */
+  assertTrashUsable(): void {
+    const problem = trashProblem(this.ctx.root);
+    if (problem) {
+      throw new MemtierError(`${PATHS.trash} is ${problem}, not a folder: memtier keeps everything it removes there, so nothing was removed`, {
+        code: 'trash', rule: 'trash-folder', file: PATHS.trash,
+        hint: `move it out of the way (mv ${PATHS.trash} ${PATHS.memoryDir}/trash-was-not-a-folder) and run the command again`,
+      });
+    }
+  }
+
   /** Trash, never delete: move to memory/.trash/STAMP/ORIGINAL-PATH. Returns the trash path. */
   trash(rel: string): string {
+    this.assertTrashUsable();
     const stamp = localStamp(this.ctx.clock.now(), this.ctx.clock.tz).replace(/:/g, '');
     let dest = `${PATHS.trash}/${stamp}/${rel}`;
     for (let i = 1; this.exists(dest); i++) dest = `${PATHS.trash}/${stamp}-${i}/${rel}`;
@@ -303,6 +319,46 @@ export class Tx {
     assertNotReserved(rel);
     ensureDir(this.abs(rel), rel);
   }
+
+  /**
+   * Delete for real: a file or folder inside memory/.trash/ (the one place memtier deletes:
+   * `trash purge`, the trash's retention, `forget --purge`). Refuses any path outside the trash.
+   * Folders left empty up to the trash itself are removed too. Returns false when nothing was there.
+   */
+  purge(rel: string): boolean {
+    const norm = rel.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (!norm.startsWith(`${PATHS.trash}/`) || norm.split('/').includes('..')) {
+      throw new MemtierError(`refused to delete ${rel}: only what is inside ${PATHS.trash}/ can be deleted`, { code: 'path', rule: 'purge-in-trash', file: rel, hint: 'memtier never deletes memory files; "memtier forget" moves an entry to the trash' });
+    }
+    this.assertTrashUsable();
+    const abs = this.abs(norm);
+    if (!this.exists(norm)) return false;
+    this.lock.verify();
+    touch(this.ctx, norm);
+    try {
+      rmSync(abs, { recursive: true, force: true });
+    } catch (e) {
+      throw new MemtierError(`cannot delete ${norm}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: norm, cause: e, hint: 'check permissions' });
+    }
+    // folders left empty, up to (not including) the trash itself
+    const top = this.abs(PATHS.trash);
+    for (let d = dirname(abs); d.startsWith(top + '/'); d = dirname(d)) {
+      try { if (readdirSync(d).length > 0) break; rmdirSync(d); } catch { break; }
+    }
+    fsyncDir(existsSync(dirname(abs)) ? dirname(abs) : top);
+    return true;
+  }
+}
+
+/** Why memory/.trash cannot hold removed content ("a symbolic link", "a file", …), or undefined when it can (a folder, or absent). */
+export function trashProblem(root: string): string | undefined {
+  for (const rel of [PATHS.memoryDir, PATHS.trash]) {
+    let st;
+    try { st = lstatSync(join(root, rel)); } catch { return undefined; }
+    if (st.isSymbolicLink()) return rel === PATHS.trash ? 'a symbolic link' : `inside ${rel}, a symbolic link`;
+    if (!st.isDirectory()) return rel === PATHS.trash ? (st.isFile() ? 'a file' : 'not a regular folder') : `inside ${rel}, which is not a folder`;
+  }
+  return undefined;
 }
 
 /** The head of an entry as memtier writes it, by character class (D = digit): `- YYYY-MM-DD HH:MM ` or `- HH:MM `. */

@@ -156,7 +156,10 @@ function emptyResult(): RotateResult {
 /** Finish interrupted rotations inside an open transaction. */
 export function finishRotationTx(tx: Tx, ctx: Ctx, res: RotateResult = emptyResult()): RotateResult {
   const today = localDate(ctx.clock.now(), ctx.clock.tz);
-  for (const aside of pendingAside(ctx)) {
+  const pending = pendingAside(ctx);
+  // the aside file ends in the trash: check it can before merging (save first, remove second)
+  if (pending.length) tx.assertTrashUsable();
+  for (const aside of pending) {
     mergeAside(tx, ctx, aside, today, res);
     res.recovered++;
   }
@@ -179,6 +182,8 @@ export function rotateTx(tx: Tx, ctx: Ctx, opts: { maxLines?: number; force?: bo
       const stamp = localStamp(ctx.clock.now(), ctx.clock.tz).replace(/:/g, '');
       let aside = `${ROTATING_DIR}/buffer-${stamp}.md`;
       for (let i = 1; tx.exists(aside); i++) aside = `${ROTATING_DIR}/buffer-${stamp}-${i}.md`;
+      // a trash that cannot take the aside file leaves the buffer as it is
+      tx.assertTrashUsable();
       tx.move(PATHS.buffer, aside);
       crashPoint(ctx.env, 'rotate.after-rename');
       tx.write(PATHS.buffer, headerOf(buf), { expected: null });

@@ -57,15 +57,18 @@ async function links(text: string): Promise<{ url: string; line: number }[]> {
   return out;
 }
 
-/** Seed 004 invariant 7: every link in MEMORY.md's active-decisions index resolves. */
+/**
+ * Seed 004 invariant 7: every link in MEMORY.md's active-decisions index resolves (FAIL); every
+ * other link of MEMORY.md too (WARN: a dead index line sends the agent to nothing as well).
+ */
 export const check: Check = {
   id: 'decision-links',
-  description: 'every link in MEMORY.md\'s "Active decisions" index (the whole file when it has no such section) resolves to a file and ^id',
+  description: 'every link in MEMORY.md resolves to a file and ^id: FAIL inside "Active decisions" (the whole file when it has no such section), WARN elsewhere',
   severity: 'fail',
   fixable: false,
   source: 'seed 004 #7',
   doc: {
-    trigger: 'a relative link in MEMORY.md (under "Active decisions" when that heading exists) whose file does not exist, or whose `#^id` is not in that file',
+    trigger: 'a relative link in MEMORY.md whose file does not exist, or whose `#^id` is not in that file: a FAIL under "Active decisions" (anywhere when that heading is missing), a WARN in the other sections',
     failing: '## Active decisions\n- [Cache](memory/semantic/decision.md#^k2j3mx0a) — SQLite, not Redis',
     fixed: '## Active decisions\n- [Cache](memory/semantic/decisions.md#^k2j3mx0a) — SQLite, not Redis',
     why: 'MEMORY.md is an index: a dead link sends the agent to nothing and it answers from the stale one-line hook instead of the decision and its reasons',
@@ -75,17 +78,20 @@ export const check: Check = {
     if (!f || f.text === undefined) return [];
     const lines = snap.lines(f);
     const sec = findSection(lines, /active decisions?/i);
-    const first = sec ? sec.start : 0;
-    const scope = sec ? lines.slice(sec.start, sec.end).join('\n') : f.text;
-    if (!/\]\(|\]:/.test(scope)) return { findings: [], figures: { links: 0, scope: sec ? 'active-decisions' : 'file' } };
-    const quick = scanLinks(scope);
-    if (quick.every((l) => problem(snap, l.url) === undefined)) return { findings: [], figures: { links: quick.length, scope: sec ? 'active-decisions' : 'file' } };
+    const scope = sec ? 'active-decisions' : 'file';
+    if (!/\]\(|\]:/.test(f.text)) return { findings: [], figures: { links: 0, scope } };
+    const quick = scanLinks(f.text);
+    if (quick.every((l) => problem(snap, l.url) === undefined)) return { findings: [], figures: { links: quick.length, scope } };
     const out: Finding[] = [];
-    const found = await links(scope);
+    const found = await links(f.text);
+    // inside the section (or anywhere without one) a dead link is a FAIL; elsewhere a WARN
+    const inIndex = (line: number): boolean => !sec || (line - 1 >= sec.start && line - 1 < sec.end);
     for (const l of found) {
       const p = problem(snap, l.url);
-      if (p) out.push({ check: 'decision-links', severity: 'fail', file: f.rel, line: l.line + first, message: `link "${l.url}" ${p.why}`, fix: p.fix });
+      if (!p) continue;
+      const fail = inIndex(l.line);
+      out.push({ check: 'decision-links', severity: fail ? 'fail' : 'warn', file: f.rel, line: l.line, message: `link "${l.url}" ${p.why}${fail ? '' : ' (outside "Active decisions")'}`, fix: p.fix });
     }
-    return { findings: out, figures: { links: found.length, scope: sec ? 'active-decisions' : 'file' } };
+    return { findings: out, figures: { links: found.length, scope } };
   },
 };

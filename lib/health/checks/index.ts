@@ -18,6 +18,7 @@ import { check as canonicalHome } from './canonical-home.js';
 import { check as syntax } from './syntax.js';
 import { check as secrets } from './secrets.js';
 import { check as leftovers } from './leftovers.js';
+import { check as trash } from './trash.js';
 import { check as indexFresh } from './index-fresh.js';
 import { check as disk } from './disk.js';
 import { check as orphans } from './orphans.js';
@@ -40,6 +41,7 @@ export const CHECKS: readonly Check[] = [
   syntax,
   secrets,
   leftovers,
+  trash,
   indexFresh,
   disk,
   orphans,

@@ -9,12 +9,12 @@ import type { PlainFile } from '../../memory/snapshot.js';
 /** No leftover temp files of atomic writes, stale locks or `.git/index.lock`. */
 export const check: Check = {
   id: 'leftovers',
-  description: 'no orphan temp files (.NAME.memtier-tmp-*), stale memtier lock or stale .git/index.lock; --fix removes temp files and moves locks to the trash',
+  description: 'no orphan temp files (.NAME.memtier-tmp-*), stale memtier lock or stale .git/index.lock, nor other tools\' leftovers (.NAME.swp, NAME~, *.tmp, NAME.<digits> next to NAME); --fix removes memtier\'s temp files and moves the rest to the trash',
   severity: 'warn',
   fixable: true,
   source: 'seed 000 self-healing',
   doc: {
-    trigger: 'a `.NAME.memtier-tmp-*` file or a `.git/index.lock` older than 10 minutes, a `.memtier/lock` whose holder is dead, or a `.memtier/lock.stale-*` leftover',
+    trigger: 'a `.NAME.memtier-tmp-*` file or a `.git/index.lock` older than 10 minutes, a `.memtier/lock` whose holder is dead, a `.memtier/lock.stale-*` leftover, or, older than 10 minutes in the memory folders (at the root: beside its own files), an editor swap, backup or autosave file (`.NAME.swp`, `NAME~`, `#NAME#`), a temp file (`NAME.tmp`, `.NAME.tmp`) or an atomic writer\'s temp file `NAME.<digits>` next to `NAME`',
     failing: 'memory/semantic/.people.md.memtier-tmp-3f9a1c0b2d4e (a write killed before its rename)',
     fixed: '(removed: a temp file never holds acknowledged data; its rename is the acknowledgement)',
     why: 'a stale lock blocks every write until it is broken and a stale git lock stops `memtier sync`; temp files are never memory, only clutter that grows after each crash',
@@ -28,6 +28,11 @@ export const check: Check = {
       out.push(old(t)
         ? { check: 'leftovers', severity: 'warn', file: t.rel, message: 'orphan temp file of an interrupted write', fix: 'run "memtier health --fix" (removes it)', fixable: true }
         : { check: 'leftovers', severity: 'info', file: t.rel, message: 'temp file of a write in progress (younger than the stale limit)' });
+    }
+    for (const t of snap.strays) {
+      out.push(old(t)
+        ? { check: 'leftovers', severity: 'warn', file: t.rel, message: `${t.what}, left by another tool (not memory)`, fix: 'if no editor or tool still has it open, run "memtier health --fix" (moves it to the trash)', fixable: true }
+        : { check: 'leftovers', severity: 'info', file: t.rel, message: `${t.what} (younger than the stale limit: a tool may still be using it)` });
     }
     for (const l of snap.locks) {
       if (l.rel === LOCK_FILE) {
