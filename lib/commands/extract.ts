@@ -90,7 +90,7 @@ no credential, no do-not-remember text, no question, no speculation. Any refusal
 a secret never echoed) exits 2 and writes nothing; --apply writes the items through selective capture.`,
   flags: [
     { name: 'auto', type: 'boolean', description: 'keyword mode (the default, and the only one)' },
-    { name: 'file', type: 'string', value: 'F', description: 'read the text from a file' },
+    { name: 'file', type: 'string', value: 'F', description: 'read the text from a regular file (at most 16 MiB)' },
     { name: 'messages', type: 'string', value: 'F', description: 'a JSON list of {role, content} ("-": standard input)' },
     { name: 'roles', type: 'list', value: 'R,R', description: 'the roles whose messages are read (with --messages)', default: 'user' },
     { name: 'apply', type: 'boolean', description: 'write the proposals (selective capture)' },

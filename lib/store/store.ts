@@ -190,13 +190,8 @@ export class Tx {
    * newline is added before the new text.
    */
   append(rel: string, text: string): AppendReceipt {
-    assertNotReserved(rel);
     const abs = this.abs(rel);
-    if (!text.endsWith('\n')) text += '\n';
-    const clean = this.guard(rel, text);
-    if (Buffer.byteLength(clean) > MAX_ENTRY_BYTES) {
-      throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
-    }
+    const clean = this.appendable(rel, text);
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
     touch(this.ctx, rel);
@@ -206,6 +201,26 @@ export class Tx {
     this.lock.intent({ rel, offset: size, data });
     durableAppend(abs, data, this.ctx.env, rel, this.commit);
     return { rel, offset: size, data };
+  }
+
+  /**
+   * Would append(rel, text) pass its guards (path, reserved names, text, secrets, entry size)?
+   * Throws what append would throw, writes nothing: a caller about to create a file for the
+   * text asks first, so a refused text leaves no new file behind.
+   */
+  checkAppend(rel: string, text: string): void {
+    this.abs(rel);
+    this.appendable(rel, text);
+  }
+
+  private appendable(rel: string, text: string): string {
+    assertNotReserved(rel);
+    if (!text.endsWith('\n')) text += '\n';
+    const clean = this.guard(rel, text);
+    if (Buffer.byteLength(clean) > MAX_ENTRY_BYTES) {
+      throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
+    }
+    return clean;
   }
 
   /**

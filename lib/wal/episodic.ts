@@ -100,6 +100,8 @@ export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[], opts: { uniq
       }
       mine.add(a.id);
     });
+    // a new day file is created only for lines that pass the append guards (a refused one leaves no file)
+    if (cur === undefined) for (const line of f.lines) tx.checkAppend(rel, line + '\n');
     if (cur === undefined) tx.write(rel, `# ${rel.slice(-13, -3)}\n\n`, { expected: null });
     // one append per ≤16 KiB chunk; each chunk is durable on its own
     let chunk = '';

@@ -143,7 +143,10 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const { text: before, parsed } = readState(tx);
   const note = applyToState(parsed.state, wk, `${localDate(now, tz)} ${localTime(now, tz)}`);
   const after = serializeSessionState(parsed, parsed.state);
-  if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
+  if (!tx.exists(PATHS.buffer)) {
+    tx.checkAppend(PATHS.buffer, line + '\n'); // a refused line leaves no new buffer file
+    tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
+  }
   const appended = tx.append(PATHS.buffer, line + '\n');
   try {
     tx.write(PATHS.sessionState, after, { expected: before ?? null });
