@@ -8,7 +8,7 @@ import type { Args, CommandSpec, FlagSpec, FlagValue } from './spec.js';
 
 export const GLOBAL_FLAGS: FlagSpec[] = [
   { name: 'root', type: 'string', value: 'DIR', description: 'memory root (default: $MEMTIER_ROOT, $OPENCLAW_WORKSPACE, nearest folder with MEMORY.md, ~/.openclaw/workspace)' },
-  { name: 'now', type: 'string', value: 'TIME', description: 'pretend the time is TIME (ISO-8601; default $MEMTIER_NOW or the clock)' },
+  { name: 'now', type: 'string', value: 'TIME', description: 'pretend the time is TIME (ISO-8601 date or date-time, a real date from 1970 to 9999; default $MEMTIER_NOW or the clock)' },
   { name: 'json', type: 'boolean', description: 'print the result as JSON on stdout' },
   { name: 'quiet', type: 'boolean', short: 'q', description: 'print only failures and essentials' },
   { name: 'help', type: 'boolean', short: 'h', description: 'show help' },

@@ -27,7 +27,7 @@ working buffer already holds an entry saying the same (same numbers, 85 % of the
   flags: [
     { name: 'type', type: 'string', value: 'TYPE', description: 'entry type tag', choices: ENTRY_TYPES },
     { name: 'tags', type: 'list', value: 'A,B', description: 'tags to add as #tag' },
-    { name: 'id', type: 'string', value: 'ID', description: 'a stable id instead of a generated one (3-64 letters, digits, "-")' },
+    { name: 'id', type: 'string', value: 'ID', description: 'a stable id instead of a generated one (3-64 letters, digits, "-"); refused when any entry of the memory already holds it' },
     { name: 'dedupe', type: 'boolean', description: 'when today\'s log or the buffer already says it, refresh that entry instead of adding one' },
   ],
   examples: ['memtier add --type PREF "prefers lists over tables"', 'memtier add --type LESSON --tags friction "pnpm needs --shamefully-hoist for expo"', 'memtier add --now 2026-05-10T09:00:00Z --type EVENT "demo day"'],
@@ -54,7 +54,7 @@ working buffer already holds an entry saying the same (same numbers, 85 % of the
     // like every writing command, first finish a buffer rotation a crash interrupted
     const [r] = openStore(ctx).mutate((tx) => {
       finishRotationTx(tx, ctx);
-      return addEntriesTx(tx, ctx, [entry]);
+      return addEntriesTx(tx, ctx, [entry], { uniqueIds: true });
     });
     const dup = near(r!.id)[0];
     const note = dup ? `; note: it says what ${dup.cite} says (memtier forget ^${r!.id} undoes it; --dedupe refreshes instead of adding)` : '';

@@ -2,11 +2,9 @@
  * `memtier extract`: typed memories proposed from conversation text by keyword rules (seed 002's
  * auto mode, English and Chinese, no model call); `--apply` writes them through selective capture.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagBool, flagList, flagString } from '../cli/spec.js';
-import { readMessages, readStdin } from '../cli/stdin.js';
+import { readInputFile, readMessages, readStdin } from '../cli/stdin.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { compileRegexpsNatively } from '../core/regexp.js';
@@ -43,7 +41,8 @@ async function supersedeContradicted(ctx: Ctx, results: Captured[]): Promise<str
 
 async function validateFile(ctx: Ctx, file: string, vocabulary: Set<string> | undefined, apply: boolean, quiet: boolean): Promise<CommandResult> {
   let raw: unknown;
-  try { raw = JSON.parse(readFileSync(resolve(ctx.cwd, file), 'utf8')); } catch (e) {
+  try { raw = JSON.parse(readInputFile(ctx.cwd, file, '--validate')); } catch (e) {
+    if (e instanceof MemtierError) throw e;
     throw new MemtierError(`cannot read --validate ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'a JSON list of {type, text, tags?, source?} items (templates/extract.md)', cause: e });
   }
   const { validateItems } = await import('../capture/validate.js');
@@ -91,7 +90,7 @@ no credential, no do-not-remember text, no question, no speculation. Any refusal
 a secret never echoed) exits 2 and writes nothing; --apply writes the items through selective capture.`,
   flags: [
     { name: 'auto', type: 'boolean', description: 'keyword mode (the default, and the only one)' },
-    { name: 'file', type: 'string', value: 'F', description: 'read the text from a file' },
+    { name: 'file', type: 'string', value: 'F', description: 'read the text from a regular file (at most 16 MiB)' },
     { name: 'messages', type: 'string', value: 'F', description: 'a JSON list of {role, content} ("-": standard input)' },
     { name: 'roles', type: 'list', value: 'R,R', description: 'the roles whose messages are read (with --messages)', default: 'user' },
     { name: 'apply', type: 'boolean', description: 'write the proposals (selective capture)' },
@@ -115,7 +114,8 @@ a secret never echoed) exits 2 and writes nothing; --apply writes the items thro
     } else {
       let text: string;
       if (file !== undefined) {
-        try { text = readFileSync(resolve(ctx.cwd, file), 'utf8'); } catch (e) {
+        try { text = readInputFile(ctx.cwd, file, '--file'); } catch (e) {
+          if (e instanceof MemtierError) throw e;
           throw new MemtierError(`cannot read --file ${file}: ${(e as Error).message}`, { code: 'usage', file, cause: e });
         }
       } else text = args.positionals.length === 1 && args.positionals[0] === '-' ? await readStdin(io) : args.positionals.join(' ');

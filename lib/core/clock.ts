@@ -34,19 +34,39 @@ export function validateTimeZone(tz: string): string {
   }
 }
 
-/** Parse an ISO-8601 instant or a plain date (taken as local midnight in `tz` … approximated as UTC midnight + offset). */
+/** Years `--now` / `MEMTIER_NOW` may name: file names and entry heads hold four-digit years after the epoch. */
+export const NOW_YEARS = { min: 1970, max: 9999 } as const;
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parse an ISO-8601 instant (`2026-05-15T14:30:00Z`, offsets, seconds and fractions optional) or a
+ * plain date (`2026-05-15`), strictly: a real calendar date (no 2026-02-30, which Date would roll
+ * over into March), a real time of day, a year from 1970 to 9999. Anything else is a UsageError.
+ */
 export function parseInstant(value: string, source: string): Date {
   const v = value.trim();
-  // A plain date means the start of that day; use noon UTC to stay inside the day in any zone within ±11h.
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
-  const d = new Date(dateOnly ? `${v}T12:00:00Z` : v);
-  if (Number.isNaN(d.getTime())) {
-    throw new UsageError(
-      `${source} is not a valid date/time: "${value}"`,
-      'use ISO-8601, e.g. 2026-05-15T14:30:00Z or 2026-05-15',
-    );
+  const shown = value.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+  const bad = (why: string): never => {
+    throw new UsageError(`${source} is not a valid date/time: "${shown}" (${why})`, `use ISO-8601 with a real date from ${NOW_YEARS.min} to ${NOW_YEARS.max}, e.g. 2026-05-15T14:30:00Z or 2026-05-15`);
+  };
+  const m = ISO_INSTANT.exec(v);
+  if (!m) bad('expected YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]');
+  const [, ys, mos, ds, hs, mis, ss, zone] = m!;
+  const y = Number(ys), mo = Number(mos), d = Number(ds);
+  if (y < NOW_YEARS.min || y > NOW_YEARS.max) bad(`year ${ys} is outside ${NOW_YEARS.min}-${NOW_YEARS.max}`);
+  if (mo < 1 || mo > 12) bad(`there is no month ${mos}`);
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > days) bad(`${ys}-${mos} has ${days} days`);
+  if (hs !== undefined && (Number(hs) > 23 || Number(mis) > 59 || (ss !== undefined && Number(ss) > 59))) bad('the time of day is out of range');
+  if (zone && !/^z$/i.test(zone)) {
+    const z = /^[+-](\d{2}):?(\d{2})$/.exec(zone)!;
+    if (Number(z[1]) > 14 || Number(z[2]) > 59) bad(`the offset ${zone} is out of range`);
   }
-  return d;
+  // A plain date means that day; noon UTC stays inside the day in any zone within ±11h.
+  const d0 = new Date(hs === undefined ? `${ys}-${mos}-${ds}T12:00:00Z` : v.replace(' ', 'T'));
+  if (Number.isNaN(d0.getTime())) bad('not a date');
+  return d0;
 }
 
 export function makeClock(opts: { now?: string | undefined; tz?: string | undefined; source?: string }): Clock {

@@ -2,7 +2,7 @@
  * The file model: where each kind of memory file lives, its tier, and how to list them.
  * See memory-skeleton/FORMAT.md for the contract.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 export const PATHS = {
@@ -139,12 +139,14 @@ export function listMemoryFiles(root: string): string[] {
       }
     }
   };
-  // root-level: only the files memtier knows (a workspace root also holds SOUL.md, USER.md, code…)
+  // root-level: only the files memtier knows (a workspace root also holds SOUL.md, USER.md, code…),
+  // and only real files and folders: memtier never follows a symbolic link (health reports them)
+  let top: Map<string, Dirent>;
   try {
-    const top = new Set(readdirSync(root));
-    for (const f of ROOT_FILES) if (top.has(f)) out.push(f);
+    top = new Map(readdirSync(root, { withFileTypes: true }).map((d) => [d.name, d]));
   } catch { return []; }
-  walk(PATHS.memoryDir);
-  walk(PATHS.knowledge);
+  for (const f of ROOT_FILES) if (top.get(f)?.isFile()) out.push(f);
+  if (top.get(PATHS.memoryDir)?.isDirectory()) walk(PATHS.memoryDir);
+  if (top.get(PATHS.knowledge)?.isDirectory()) walk(PATHS.knowledge);
   return out.sort();
 }

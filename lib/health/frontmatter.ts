@@ -69,8 +69,8 @@ export async function validateFrontmatter(text: string, file: string, fm: Frontm
     p(text, file);
     return undefined;
   } catch (e) {
-    const err = e as { message?: string; line?: number; hint?: string };
-    const out: FrontmatterError = { line: err.line ?? 1, message: err.message ?? String(e) };
+    const err = e as { message?: string; line?: number; hint?: string; rule?: string };
+    const out: FrontmatterError = { line: err.line ?? 1, message: `${err.message ?? String(e)}${err.rule && err.rule !== 'frontmatter' ? ` (rule ${err.rule})` : ''}` };
     if (err.hint) out.fix = err.hint;
     return out;
   }

@@ -8,10 +8,11 @@ import { UsageError } from '../core/errors.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS } from '../format/layout.js';
-import { LOCK_FILE, lockIsStale } from '../store/lock.js';
+import { LOCK_FILE, lockIsStale, lockKind } from '../store/lock.js';
 import { openStore } from '../store/store.js';
 import { estimateTokens } from '../memory/tokens.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
@@ -169,6 +170,9 @@ function memoryFigures(snap: Snapshot): Record<string, unknown> {
 
 function storeRecovery(ctx: Ctx): string[] {
   const lock = join(ctx.root, LOCK_FILE);
+  // no lock can be taken past a linked .memtier/ or a folder at the lock's path: the file-types
+  // check reports them (and its fix moves such a lock aside)
+  if (stateDirProblem(ctx.root) || lockKind(lock)) return [];
   const stale = existsSync(lock) && lockIsStale(lock);
   const asides = (): string[] => { try { return readdirSync(join(ctx.root, PATHS.state)).filter((n) => n.startsWith('lock.stale-')); } catch { return []; } };
   const before = asides();

@@ -4,7 +4,7 @@
  * `memtier stats`, the lifecycle steps. Its readers never touch the disk for memory content
  * themselves, so a cold `memtier health` reads each file exactly once.
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
@@ -27,6 +27,16 @@ export interface PlainFile {
   mtimeMs: number;
 }
 
+export interface SpecialPath {
+  rel: string;
+  /** What is there: `symlink` (with its target), `fifo`, `folder` (where a file belongs), `file` (where a folder belongs), `other`. */
+  kind: 'symlink' | 'fifo' | 'folder' | 'file' | 'other';
+  /** Where a link points (as written in the link). */
+  target?: string;
+  /** What belongs there. */
+  expected: 'file' | 'folder';
+}
+
 export interface Snapshot {
   root: string;
   /** Every memory markdown file, sorted by path. */
@@ -45,6 +55,12 @@ export interface Snapshot {
   otherFiles: PlainFile[];
   /** Other tools' leftovers (editor swap and backup files, temp files of atomic writers), with what each is (strayKind). */
   strays: (PlainFile & { what: string })[];
+  /**
+   * Paths where memtier expects a regular file or a real folder but finds something else: a
+   * symbolic link (never followed), a FIFO or device, a folder in a file's place (or the reverse).
+   * memtier's readers skip them and its writers refuse them; the `file-types` check reports them.
+   */
+  special: SpecialPath[];
   /** Lines of a file's text (split on LF; a final newline gives a final ""). */
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
@@ -78,6 +94,29 @@ function stat(abs: string): { size: number; mtimeMs: number; file: boolean; dir:
   } catch {
     return undefined;
   }
+}
+
+function kindOf(abs: string): { kind: SpecialPath['kind'] | 'ok-file' | 'ok-folder'; target?: string } | undefined {
+  let st;
+  try { st = lstatSync(abs); } catch { return undefined; }
+  if (st.isFile()) return { kind: 'ok-file' };
+  if (st.isDirectory()) return { kind: 'ok-folder' };
+  if (st.isSymbolicLink()) {
+    let target = '';
+    try { target = readlinkSync(abs); } catch { /* unreadable link */ }
+    return { kind: 'symlink', target };
+  }
+  return { kind: st.isFIFO() ? 'fifo' : 'other' };
+}
+
+/** Record `rel` when it is not what belongs there; true when it is (and may be read or walked). */
+function expect(root: string, rel: string, expected: SpecialPath['expected'], out: SpecialPath[]): boolean {
+  const k = kindOf(join(root, rel));
+  if (!k) return false;
+  if (k.kind === `ok-${expected}`) return true;
+  const kind = k.kind === 'ok-file' ? 'file' : k.kind === 'ok-folder' ? 'folder' : k.kind;
+  out.push(k.target !== undefined ? { rel, kind, target: k.target, expected } : { rel, kind, expected });
+  return false;
 }
 
 function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: number) => void, rel = ''): number {
@@ -121,6 +160,7 @@ export function loadSnapshot(root: string): Snapshot {
   const strays: Snapshot['strays'] = [];
   const rotating: PlainFile[] = [];
   const locks: PlainFile[] = [];
+  const special: SpecialPath[] = [];
   let trashBytes = 0;
 
   const addMd = (rel: string, size: number, mtimeMs: number): void => {
@@ -150,6 +190,8 @@ export function loadSnapshot(root: string): Snapshot {
           const what = strayKind(d.name, names);
           if (what) strays.push({ rel, size: st.size, mtimeMs: st.mtimeMs, what });
         }
+      } else if (!d.name.startsWith('.') && (d.name.endsWith('.md') || d.isSymbolicLink())) {
+        expect(root, rel, d.name.endsWith('.md') ? 'file' : 'folder', special);
       }
     }
   };
@@ -165,15 +207,19 @@ export function loadSnapshot(root: string): Snapshot {
       if (st?.file) strays.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs, what });
     } else if ((ROOT_FILES as readonly string[]).includes(name)) {
       const st = stat(join(root, name));
-      if (st?.file) addMd(name, st.size, st.mtimeMs);
+      if (expect(root, name, 'file', special) && st?.file) addMd(name, st.size, st.mtimeMs);
     } else if (name.includes(TEMP_MARK)) {
       const st = stat(join(root, name));
       if (st?.file) tempFiles.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs });
     }
   }
-  walk(PATHS.memoryDir);
-  walk(PATHS.knowledge);
-  const stateBytes = dirBytes(join(root, PATHS.state), (r, size, mtimeMs) => {
+  for (const top of [PATHS.memoryDir, PATHS.knowledge]) if (expect(root, top, 'folder', special)) walk(top);
+  for (const rel of [PATHS.trash, `${PATHS.memoryDir}/.rotating`]) expect(root, rel, 'folder', special);
+  const stateOk = expect(root, PATHS.state, 'folder', special);
+  if (stateOk) {
+    for (const rel of [`${PATHS.state}/lock`, `${PATHS.state}/index`]) expect(root, rel, rel.endsWith('lock') ? 'file' : 'folder', special);
+  }
+  const stateBytes = !stateOk ? 0 : dirBytes(join(root, PATHS.state), (r, size, mtimeMs) => {
     const rel = `${PATHS.state}/${r}`;
     if (r.includes(TEMP_MARK)) tempFiles.push({ rel, size, mtimeMs });
     else if (r === 'lock' || r.startsWith('lock.stale-')) locks.push({ rel, size, mtimeMs });
@@ -185,7 +231,7 @@ export function loadSnapshot(root: string): Snapshot {
   const byRel = new Map(files.map((f) => [f.rel, f]));
   const lineCache = new WeakMap<MemFile, string[]>();
   const entryCache = new WeakMap<MemFile, LocatedEntry[]>();
-  const byPath = (a: PlainFile, b: PlainFile): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
+  const byPath = (a: { rel: string }, b: { rel: string }): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
   return {
     root,
     files,
@@ -197,6 +243,7 @@ export function loadSnapshot(root: string): Snapshot {
     stateBytes,
     otherFiles: otherFiles.sort(byPath),
     strays: strays.sort(byPath),
+    special: special.sort(byPath),
     lines(f) {
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }

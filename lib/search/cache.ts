@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { MemoryIndex, readAndIndex, type IndexView } from './corpus.js';
 import { setCjkMode } from './tokenize.js';
 import { INDEX_DIR, newBuildName, openManifest, readManifest, REBUILD_AT, REBUILD_BYTES, UnitsWriter, writeCache, type DirRow } from './index-format.js';
@@ -31,6 +32,7 @@ function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
   // entries are written to units.json as files are indexed (none kept in memory)
   let units: { build: string; writer: UnitsWriter } | undefined;
   try {
+    if (stateDirProblem(ctx.root, 'index')) throw new Error('linked .memtier');
     const build = newBuildName();
     mkdirSync(join(ctx.root, INDEX_DIR, build), { recursive: true });
     units = { build, writer: new UnitsWriter(join(ctx.root, INDEX_DIR, build, 'units.json')) };

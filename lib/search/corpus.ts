@@ -7,10 +7,11 @@
  * Postings are flat number arrays, five numbers per occurrence: file, pos (entry index in the
  * file), tf (weighted), len (the entry's weighted length), tag (1 when the term is a tag).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
 import { tokenize } from './tokenize.js';
+import { MAX_FILE_BYTES } from '../store/guards/text.js';
 import { fileUnits, type Unit } from './units.js';
 
 /** Field weights (BM25F-style): a term in a tag or heading counts this many body occurrences. */
@@ -128,15 +129,28 @@ export function indexFile(path: string, text: string, mtimeMs = 0, size = text.l
   return { path, mtimeMs, size, docs: fileDocsFromText(path, text) };
 }
 
-/** Read and index one memory file; undefined when it vanished. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Read and index one memory file; undefined when it vanished, or is not a regular file (a
+ * symbolic link is never followed, a FIFO never blocks) or is over MAX_FILE_BYTES: what the
+ * store's strict reader refuses is not searched either (`memtier health` reports it).
+ */
 export function readAndIndex(root: string, rel: string): FileRecord | undefined {
-  const abs = join(root, rel);
+  let fd: number;
+  try { fd = openSync(join(root, rel), READ_FLAGS); } catch { return undefined; }
   try {
-    const st = statSync(abs);
-    const text = readFileSync(abs, 'utf8').replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    for (let n; off < buf.length && (n = readSync(fd, buf, off, buf.length - off, off)) > 0;) off += n;
+    const text = buf.toString('utf8', 0, off).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
     return indexFile(rel, text, st.mtimeMs, st.size);
   } catch {
     return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

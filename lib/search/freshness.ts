@@ -3,7 +3,7 @@
  * rule, described with the cache's format in index-format.ts): folders and files stat'ed against
  * the manifest, or, in a long-running process, a FreshnessSource that knows from file events.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { PATHS, ROOT_FILES } from '../format/layout.js';
 import type { FileRecord } from './corpus.js';
 import { statMany } from './statmany.js';
@@ -50,13 +50,13 @@ export function scanFiles(root: string): Scan {
   const files: Scan['files'] = [];
   const dirs: DirRow[] = [];
   const addFile = (path: string): void => {
-    const st = statSync(prefix + path, NOENT);
+    const st = lstatSync(prefix + path, NOENT);
     if (st && st.isFile()) files.push({ path, mtimeMs: st.mtimeMs, size: st.size });
   };
   for (const f of ROOT_FILES) addFile(f);
   dirs.push(['', -1, [], 0, files.length]);
   const walk = (dir: string): void => {
-    const st = statSync(prefix + dir, NOENT);
+    const st = lstatSync(prefix + dir, NOENT);
     if (!st || !st.isDirectory()) return;
     let ents;
     try { ents = readdirSync(prefix + dir, { withFileTypes: true }); } catch { return; }
@@ -104,13 +104,13 @@ export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: 
     if (mtimeMs !== ft.mtimeMs[i] || size !== ft.size[i]) { fr.masked.push(i); fr.changed.push(paths[i]!); fr.bytes += size; }
   };
   const known = (i: number): void => {
-    const st = statSync(prefix + paths[i]!, NOENT);
+    const st = lstatSync(prefix + paths[i]!, NOENT);
     if (st && st.isFile()) compare(i, st.mtimeMs, st.size);
   };
   // the files of unchanged folders, stat'ed together at the end (on two threads for large memories)
   const later: number[] = [];
   const unknown = (rel: string): void => {
-    const st = statSync(prefix + rel, NOENT);
+    const st = lstatSync(prefix + rel, NOENT);
     if (st && st.isFile()) { fr.changed.push(rel); fr.bytes += st.size; fr.files++; }
   };
   const byName = (row: DirRow | undefined): Map<string, number> => {
@@ -121,7 +121,7 @@ export function checkFreshness(root: string, m: Manifest, ft: FileTable, paths: 
   const rootNames = byName(rows.get(''));
   for (const f of ROOT_FILES) { const i = rootNames.get(f); if (i !== undefined) known(i); else unknown(f); }
   const walk = (dir: string): void => {
-    const st = statSync(prefix + dir, NOENT);
+    const st = lstatSync(prefix + dir, NOENT);
     if (!st || !st.isDirectory()) return;
     const row = rows.get(dir);
     if (row && row[1] === st.mtimeMs) {

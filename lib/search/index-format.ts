@@ -40,6 +40,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FileInfo } from '../format/layout.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { Doc, MemoryIndex, packInfo } from './corpus.js';
 import type { Unit } from './units.js';
 import { tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
@@ -81,6 +82,7 @@ export function termHash(t: string): number {
 }
 
 export function readManifest(root: string): Manifest | undefined {
+  if (stateDirProblem(root, 'index')) return undefined; // a linked .memtier/ is never read nor written (health reports it)
   try {
     const m = JSON.parse(readFileSync(join(root, INDEX_DIR, 'manifest.json'), 'utf8')) as Manifest;
     if (m.v !== CACHE_VERSION || m.tok !== tokenizerKey() || typeof m.paths !== 'string' || !Array.isArray(m.dirs) || !Array.isArray(m.kinds)) return undefined;
@@ -168,6 +170,7 @@ export function newBuildName(): string {
  */
 export function writeCache(root: string, idx: MemoryIndex, dirs: DirRow[], units?: { build: string; writer: UnitsWriter }): Manifest | undefined {
   const dir = join(root, INDEX_DIR);
+  if (stateDirProblem(root, 'index')) return undefined;
   const build = units?.build ?? newBuildName();
   const nf = idx.files.length;
   try {

@@ -21,6 +21,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
 import { recallBudget, type Budget } from './budget.js';
 import { ID_TERM_PREFIX, STRIDE, type Doc, type IndexView } from './corpus.js';
@@ -106,6 +107,7 @@ function cacheKey(query: string, o: RecallOptions, state: string): string {
 interface CacheFile { entries: Record<string, { at: number; block: Omit<RecallBlock, 'cached'> }> }
 
 function readCache(root: string): CacheFile {
+  if (stateDirProblem(root)) return { entries: {} };
   try {
     const j = JSON.parse(readFileSync(join(root, CACHE_FILE), 'utf8')) as CacheFile;
     if (j && typeof j.entries === 'object') return j;
@@ -115,6 +117,7 @@ function readCache(root: string): CacheFile {
 
 function writeCache(root: string, c: CacheFile): void {
   const abs = join(root, CACHE_FILE);
+  if (stateDirProblem(root)) return; // never write through a linked .memtier/ (health reports it)
   try {
     mkdirSync(join(root, '.memtier'), { recursive: true });
     const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;

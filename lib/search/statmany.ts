@@ -8,7 +8,7 @@
  * code, so it only pays off on large memories; below the threshold (and if the worker cannot
  * start) the main thread does it all, the same result either way.
  */
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 
 /** Files from which a worker thread helps (MEMTIER_PARALLEL_STAT_MIN overrides; 0 = never). */
 export const PARALLEL_STAT_MIN = 20_000;
@@ -16,7 +16,7 @@ const CHUNK = 256;
 const NOENT = { throwIfNoEntry: false } as const;
 
 export interface ManyStats {
-  /** mtimeMs per path; -1 when the path is missing or not a regular file. */
+  /** mtimeMs per path; -1 when the path is missing or not a regular file (a symbolic link is not followed). */
   mtimeMs: Float64Array;
   size: Float64Array;
   /** Whether a worker thread took part (for tests and benchmarks). */
@@ -26,7 +26,7 @@ export interface ManyStats {
 // The worker: same loop as the main thread's. CommonJS through eval, so nothing is resolved.
 const WORKER = `
 const { workerData: w } = require('node:worker_threads');
-const { statSync } = require('node:fs');
+const { lstatSync } = require('node:fs');
 const paths = w.paths.split('\\n');
 const ctl = new Int32Array(w.ctl);
 const chunkDone = new Int32Array(w.chunkDone);
@@ -37,7 +37,7 @@ for (;;) {
   if (from >= paths.length) break;
   const to = Math.min(from + ${CHUNK}, paths.length);
   for (let i = from; i < to; i++) {
-    const st = statSync(w.prefix + paths[i], { throwIfNoEntry: false });
+    const st = lstatSync(w.prefix + paths[i], { throwIfNoEntry: false });
     if (st && st.isFile()) { mt[i] = st.mtimeMs; sz[i] = st.size; } else mt[i] = -1;
   }
   Atomics.store(chunkDone, from / ${CHUNK}, 1);
@@ -57,7 +57,7 @@ export function statMany(prefix: string, paths: string[], env: NodeJS.ProcessEnv
   const chunkDone = new Int32Array(buf(4 * Math.ceil(n / CHUNK)));
   const statRange = (from: number, to: number): void => {
     for (let i = from; i < to; i++) {
-      const st = statSync(prefix + paths[i]!, NOENT);
+      const st = lstatSync(prefix + paths[i]!, NOENT);
       if (st && st.isFile()) { mtimeMs[i] = st.mtimeMs; size[i] = st.size; } else mtimeMs[i] = -1;
     }
     Atomics.store(chunkDone, from / CHUNK, 1);

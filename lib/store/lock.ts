@@ -227,6 +227,10 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
       if (code !== 'EEXIST') {
         throw new MemtierError(`cannot create the lock file: ${code ?? (e as Error).message}`, { code: 'lock', file: LOCK_FILE, cause: e, hint: 'check that the memory root is writable' });
       }
+      const kind = lockKind(path);
+      if (kind) {
+        throw new MemtierError(`${LOCK_FILE} is ${kind}, not memtier's lock file, so no write can take the lock; nothing was changed`, { code: 'lock', rule: 'lock-file', file: LOCK_FILE, hint: '"memtier health --fix" moves it aside into memory/.trash/ (or remove it by hand)' });
+      }
     }
     if (lockIsStale(path)) {
       const broken = breakStaleLock(path);
@@ -315,6 +319,14 @@ function breakStaleLock(path: string): { intent?: AppendIntent } | undefined {
   }
   try { unlinkSync(aside); } catch { /* ignore */ }
   return parsed.intent ? { intent: parsed.intent } : {};
+}
+
+/** What stands at the lock's path when it is not a regular file ("a folder", "a symbolic link", …), else undefined. */
+export function lockKind(path: string): string | undefined {
+  let st;
+  try { st = lstatSync(path); } catch { return undefined; }
+  if (st.isFile()) return undefined;
+  return st.isDirectory() ? 'a folder' : st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a FIFO' : 'not a regular file';
 }
 
 /** Leftover `.memtier/lock.stale-*` files (a breaker killed mid-break). */

@@ -98,6 +98,9 @@ function ensureDir(absDir: string, rel: string): void {
   }
 }
 
+/** Where an append wrote (Tx.undoAppend takes it back). */
+export interface AppendReceipt { rel: string; offset: number; data: string }
+
 export interface WriteOptions {
   /**
    * Compare-before-replace: the content the caller read. If the file changed since
@@ -186,14 +189,9 @@ export class Tx {
    * tail is quarantined first; if it ends in a complete human line without a newline, a
    * newline is added before the new text.
    */
-  append(rel: string, text: string): void {
-    assertNotReserved(rel);
+  append(rel: string, text: string): AppendReceipt {
     const abs = this.abs(rel);
-    if (!text.endsWith('\n')) text += '\n';
-    const clean = this.guard(rel, text);
-    if (Buffer.byteLength(clean) > MAX_ENTRY_BYTES) {
-      throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
-    }
+    const clean = this.appendable(rel, text);
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
     touch(this.ctx, rel);
@@ -202,6 +200,54 @@ export class Tx {
     if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
     this.lock.intent({ rel, offset: size, data });
     durableAppend(abs, data, this.ctx.env, rel, this.commit);
+    return { rel, offset: size, data };
+  }
+
+  /**
+   * Would append(rel, text) pass its guards (path, reserved names, text, secrets, entry size)?
+   * Throws what append would throw, writes nothing: a caller about to create a file for the
+   * text asks first, so a refused text leaves no new file behind.
+   */
+  checkAppend(rel: string, text: string): void {
+    this.abs(rel);
+    this.appendable(rel, text);
+  }
+
+  private appendable(rel: string, text: string): string {
+    assertNotReserved(rel);
+    if (!text.endsWith('\n')) text += '\n';
+    const clean = this.guard(rel, text);
+    if (Buffer.byteLength(clean) > MAX_ENTRY_BYTES) {
+      throw new MemtierError(`refused: entry is ${Buffer.byteLength(clean)} bytes, over the ${MAX_ENTRY_BYTES}-byte entry limit`, { code: 'oversized', rule: 'max-entry-size', file: rel, hint: 'write long content as a note (memory/semantic/…) and log a one-line entry that links to it' });
+    }
+    return clean;
+  }
+
+  /**
+   * Take back an append of this transaction (`receipt` from append) when a later write of the
+   * same change failed, so the change is all or nothing. Only bytes that are still exactly the
+   * appended ones at the end of the file are cut; otherwise a MemtierError says the append was kept.
+   */
+  undoAppend(receipt: AppendReceipt): void {
+    const abs = this.abs(receipt.rel);
+    const data = Buffer.from(receipt.data, 'utf8');
+    let same = false;
+    try {
+      const fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      try {
+        const st = fstatSync(fd);
+        if (st.isFile() && st.size === receipt.offset + data.length) {
+          const got = Buffer.alloc(data.length);
+          readSync(fd, got, 0, got.length, receipt.offset);
+          same = got.equals(data);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch { /* judged below */ }
+    if (!same) throw new MemtierError('the appended text could not be taken back: it is no longer the end of the file', { code: 'io', file: receipt.rel, hint: 'it was kept; check the file before retrying' });
+    touch(this.ctx, receipt.rel);
+    truncateFile(abs, receipt.offset, this.ctx.env, receipt.rel, this.commit);
   }
 
   /**

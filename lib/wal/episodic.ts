@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.js';
 import { localDate, localTime } from '../core/clock.js';
 import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, type EntryType } from '../format/entry.js';
-import { dayFile } from '../format/layout.js';
+import { dayFile, listMemoryFiles } from '../format/layout.js';
 import { openStore, type Tx } from '../store/store.js';
 
 export interface NewEntry {
@@ -44,8 +44,33 @@ export function idsIn(text: string | undefined): Set<string> {
   return out;
 }
 
-/** Append entries within an open transaction (the caller holds the lock). */
-export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[] {
+/**
+ * The live memory file holding an entry with this id (the buffer, any day, the archive, a home,
+ * MEMORY.md), or undefined. Files that cannot be read are skipped (health reports them).
+ */
+export function fileHoldingId(tx: Tx, root: string, id: string): string | undefined {
+  const mark = `^${id}`;
+  for (const rel of listMemoryFiles(root)) {
+    let text: string | undefined;
+    try { text = tx.read(rel); } catch { continue; }
+    if (text?.includes(mark) && idsIn(text).has(id)) return rel;
+  }
+  return undefined;
+}
+
+/**
+ * Append entries within an open transaction (the caller holds the lock). With
+ * `uniqueIds`, an id given by the caller that any live entry already holds is refused (not
+ * only in its own day file): rotation would otherwise give one of the two a new id.
+ */
+export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[], opts: { uniqueIds?: boolean } = {}): AddedEntry[] {
+  if (opts.uniqueIds) {
+    for (const e of entries) {
+      if (e.id === undefined || !ID_RE.test(e.id)) continue;
+      const holder = fileHoldingId(tx, ctx.root, e.id);
+      if (holder) throw new MemtierError(`an entry with id ^${e.id} already exists (in ${holder}); nothing was written`, { code: 'duplicate-id', file: holder, hint: 'ids are unique across the memory; leave --id out to get a fresh one' });
+    }
+  }
   const byFile = new Map<string, { lines: string[]; added: { id: string; generated: boolean; e: NewEntry; at: Date }[] }>();
   const { tz } = ctx.clock;
   const now = ctx.clock.now();
@@ -75,6 +100,8 @@ export function addEntriesTx(tx: Tx, ctx: Ctx, entries: NewEntry[]): AddedEntry[
       }
       mine.add(a.id);
     });
+    // a new day file is created only for lines that pass the append guards (a refused one leaves no file)
+    if (cur === undefined) for (const line of f.lines) tx.checkAppend(rel, line + '\n');
     if (cur === undefined) tx.write(rel, `# ${rel.slice(-13, -3)}\n\n`, { expected: null });
     // one append per ≤16 KiB chunk; each chunk is durable on its own
     let chunk = '';

@@ -143,9 +143,24 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const { text: before, parsed } = readState(tx);
   const note = applyToState(parsed.state, wk, `${localDate(now, tz)} ${localTime(now, tz)}`);
   const after = serializeSessionState(parsed, parsed.state);
-  if (!tx.exists(PATHS.buffer)) tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
-  tx.append(PATHS.buffer, line + '\n');
-  tx.write(PATHS.sessionState, after, { expected: before ?? null });
+  if (!tx.exists(PATHS.buffer)) {
+    tx.checkAppend(PATHS.buffer, line + '\n'); // a refused line leaves no new buffer file
+    tx.write(PATHS.buffer, BUFFER_HEADER, { expected: null });
+  }
+  const appended = tx.append(PATHS.buffer, line + '\n');
+  try {
+    tx.write(PATHS.sessionState, after, { expected: before ?? null });
+  } catch (e) {
+    // All or nothing: the buffer line goes again when the state cannot follow it (a full disk,
+    // an immutable or hand-broken SESSION-STATE.md), so a retry never logs the entry twice.
+    try {
+      tx.undoAppend(appended);
+    } catch (undo) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new MemtierError(`SESSION-STATE.md was not updated (${why}), and the entry ^${id} could not be taken back out of ${PATHS.buffer}: it was kept there`, { code: 'partial-write', file: PATHS.sessionState, hint: `do not retry: the entry is logged; fix SESSION-STATE.md by hand (${(undo as Error).message})`, cause: e });
+    }
+    throw e;
+  }
   // The entry is durable now: a rotation that fails (a day file at its size limit, a hand-made
   // folder in the way, …) must not turn the acknowledged write into an error.
   const rotation = tryRotation(() => rotateTx(tx, ctx), problems);

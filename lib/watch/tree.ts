@@ -219,8 +219,8 @@ export class WatchedTree {
 
   /** Watch `dir`, then list it: folders recursively, .md files stat'ed. */
   private walk(dir: string, seen: Set<string>): void {
-    const top = TOP_DIRS.has(dir);
-    const st = top ? statSync(this.prefix + dir, NOENT) : lstatSync(this.prefix + dir, NOENT);
+    // memory/ and knowledge/ too: a linked folder is never followed (health reports it)
+    const st = lstatSync(this.prefix + dir, NOENT);
     if (!st?.isDirectory()) return;
     try {
       this.watchDir(dir, false);

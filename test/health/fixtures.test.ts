@@ -12,6 +12,7 @@ import { compare, copyFixture, expectations, fixtureNames } from './fixture-kit.
 const COVERED_ELSEWHERE: Record<string, string> = {
   'index-fresh': 'index-fresh.test.ts (needs a cache built by the search module)',
   unadopted: 'the mixed-openclaw fixture and cli.test.ts (info only: fixtures compare warnings and failures)',
+  'file-types': 'test/hostile/files-and-paths.test.ts (symbolic links, FIFOs and a folder at a file\'s path cannot live in a fixture folder)',
   uncommitted: 'test/git/uncommitted.test.ts (needs a git repository and file times against the clock)',
 };
 

@@ -266,7 +266,8 @@ describe('frontmatter is parsed strictly', () => {
     const deep = `---\na: ${'['.repeat(50_000)}${']'.repeat(50_000)}\n---\nbody\n`;
     const e = thrown(() => parseFrontmatter(deep, 'memory/semantic/deep.md'));
     expect(e).toBeInstanceOf(FrontmatterError);
-    expect(e.message).toMatch(/nested too deeply/);
+    expect(e.message).toMatch(/over the 65536-byte limit/); // refused before any parse (FRONTMATTER_LIMITS.bytes)
+    expect(e.rule).toBe('frontmatter-size');
     const deepMap = `---\n${Array.from({ length: 3000 }, (_, i) => ' '.repeat(i) + 'k:').join('\n')} 1\n---\n`;
     expect(thrown(() => parseFrontmatter(deepMap, 'm.md')).code).toBe('frontmatter');
     refused((tx) => tx.write('memory/semantic/people.md', deep));

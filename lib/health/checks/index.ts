@@ -16,6 +16,7 @@ import { check as walIntegrity } from './wal-integrity.js';
 import { check as memoryBudget } from './memory-budget.js';
 import { check as canonicalHome } from './canonical-home.js';
 import { check as syntax } from './syntax.js';
+import { check as fileTypes } from './file-types.js';
 import { check as secrets } from './secrets.js';
 import { check as leftovers } from './leftovers.js';
 import { check as trash } from './trash.js';
@@ -39,6 +40,7 @@ export const CHECKS: readonly Check[] = [
   memoryBudget,
   canonicalHome,
   syntax,
+  fileTypes,
   secrets,
   leftovers,
   trash,
@@ -54,4 +56,4 @@ export const CHECKS: readonly Check[] = [
  * The order repairs run in: crash leftovers first (a torn tail or a stale lock would block the
  * others), then the buffer (rotation appends to today), then closing days before archiving them.
  */
-export const FIX_ORDER: readonly string[] = ['wal-integrity', 'leftovers', 'buffer-size', 'closure-block', 'episodic-count', 'index-fresh'];
+export const FIX_ORDER: readonly string[] = ['file-types', 'wal-integrity', 'leftovers', 'buffer-size', 'closure-block', 'episodic-count', 'index-fresh'];

@@ -39,7 +39,12 @@ export const check: Check = {
 
 async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[]> {
   const lines = snap.lines(f);
-  const fm = frontmatterBlock(lines);
+  const first = (lines[0] ?? '').replace(/^\uFEFF/, '').trimEnd();
+  const lang = /^---([^-].*)$/.exec(first)?.[1]?.trim().toLowerCase();
+  if (lang !== undefined && lang !== 'yaml') {
+    return [{ check: 'syntax', severity: 'fail', file: f.rel, line: 1, message: `frontmatter language "${lang.slice(0, 40)}" is not allowed, only YAML (rule frontmatter-language); memtier never runs it`, fix: 'start the frontmatter with a plain `---` line and write YAML' }];
+  }
+  const fm = frontmatterBlock(lang === 'yaml' ? ['---', ...lines.slice(1)] : lines);
   if (!fm) return [];
   if (fm.end === undefined) return [{ check: 'syntax', severity: 'fail', file: f.rel, line: 1, message: 'frontmatter is never closed (no second `---` line)', fix: 'add a `---` line after the last frontmatter field' }];
   const err = await validateFrontmatter(f.text!, f.rel, fm);
