@@ -214,7 +214,8 @@ export function loadSnapshot(root: string): Snapshot {
     }
   }
   for (const top of [PATHS.memoryDir, PATHS.knowledge]) if (expect(root, top, 'folder', special)) walk(top);
-  for (const rel of [PATHS.trash, `${PATHS.memoryDir}/.rotating`]) expect(root, rel, 'folder', special);
+  // memory/.trash in a file's or a link's place is the `trash` check's (one finding, with its own advice)
+  expect(root, `${PATHS.memoryDir}/.rotating`, 'folder', special);
   const stateOk = expect(root, PATHS.state, 'folder', special);
   if (stateOk) {
     for (const rel of [`${PATHS.state}/lock`, `${PATHS.state}/index`]) expect(root, rel, rel.endsWith('lock') ? 'file' : 'folder', special);
