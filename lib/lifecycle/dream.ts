@@ -171,6 +171,39 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return n / (a.size + b.size - n);
 }
 
+/**
+ * The first of the kept word sets (in the order they were kept) whose Jaccard similarity with a
+ * new set is ≥ `t`: what scanning every kept set finds, through a prefix index. Under one global
+ * order of the words (rarest first, over `all` the sets), two sets that alike share a word among
+ * the first |x| − ⌈t·|x|⌉ + 1 of each (they share at least ⌈t·|x|⌉ of x's words), so only the kept
+ * sets holding one of the new set's first words are compared, in the order they were kept.
+ */
+export function similarIndex(all: Set<string>[], t: number): { find(ws: Set<string>): number | undefined; add(ws: Set<string>, at: number): void } {
+  const df = new Map<string, number>();
+  for (const ws of all) for (const w of ws) df.set(w, (df.get(w) ?? 0) + 1);
+  const prefix = (ws: Set<string>): string[] => {
+    const a = [...ws].sort((x, y) => (df.get(x) ?? 0) - (df.get(y) ?? 0) || (x < y ? -1 : x > y ? 1 : 0));
+    return a.slice(0, a.length - Math.ceil(t * a.length - 1e-9) + 1);
+  };
+  const postings = new Map<string, number[]>();
+  const kept: Set<string>[] = [];
+  return {
+    find(ws) {
+      if (ws.size === 0) return undefined;
+      const cands = new Set<number>();
+      for (const w of prefix(ws)) for (const i of postings.get(w) ?? []) cands.add(i);
+      // sizes apart by more than t cannot reach t (the similarity is at most the smaller over the larger)
+      const fits = (k: Set<string>): boolean => Math.min(k.size, ws.size) >= t * Math.max(k.size, ws.size) - 1e-9;
+      for (const i of [...cands].sort((a, b) => a - b)) if (fits(kept[i]!) && jaccard(kept[i]!, ws) >= t) return i;
+      return undefined;
+    },
+    add(ws, at) {
+      kept[at] = ws;
+      for (const w of prefix(ws)) { const l = postings.get(w); if (l) l.push(at); else postings.set(w, [at]); }
+    },
+  };
+}
+
 export function light(entries: MemEntry[], history: Map<string, RecallRec>, today: string, maxAgeDays: number): { staged: Staged[]; merged: number } {
   const from = addDays(today, -maxAgeDays);
   const pool = entries.filter((e) => !e.superseded && e.type !== 'TEMP' && e.kind !== 'memory-index' &&
@@ -200,9 +233,11 @@ export function light(entries: MemEntry[], history: Map<string, RecallRec>, toda
   staged.sort((a, b) => b.c.recallCount - a.c.recallCount || ((b.c.day ?? '') < (a.c.day ?? '') ? -1 : (b.c.day ?? '') > (a.c.day ?? '') ? 1 : a.c.key < b.c.key ? -1 : 1));
   const out: Staged[] = [];
   let merged = 0;
+  const firstSimilar = similarIndex(staged.map((s) => s.words), NEAR_DUPLICATE);
   for (const s of staged) {
-    const into = out.find((o) => jaccard(o.words, s.words) >= NEAR_DUPLICATE);
-    if (!into) { out.push(s); continue; }
+    const at = firstSimilar.find(s.words);
+    const into = at === undefined ? undefined : out[at];
+    if (!into) { firstSimilar.add(s.words, out.length); out.push(s); continue; }
     merged++;
     into.c.sources.push(...s.c.sources);
     into.entries.push(...s.entries);

@@ -8,45 +8,103 @@ import { FACT_KINDS } from './canonical-home.js';
 /** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
-interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
+export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
 
 /**
- * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, by prefix filtering (exact for
- * Jaccard): order each set's words by rarity; two sets can reach `t` only if they share one of
- * their first |x| − ⌈t·|x|⌉ + 1 words. Near-linear on real memories, no all-pairs pass.
+ * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, exactly the pairs an all-pairs
+ * comparison finds, without comparing all pairs (PPJoin: Xiao et al., "Efficient similarity joins for
+ * near duplicate detection", WWW 2008). Each set's words are put in one global order, rarest first;
+ * sets are taken shortest first. Two sets can reach `t` only if
+ * - their sizes are within `t` of each other (length filter: shorter ones drop off the front of a
+ *   word's list for good, as sizes only grow);
+ * - they share one of their first few words (prefix filter: |x| − ⌈t·|x|⌉ + 1 words probed, the
+ *   first |x| − ⌈2t/(1+t)·|x|⌉ + 1 indexed);
+ * - the words they share so far plus what is left after the shared word's positions can still reach
+ *   the overlap `t` needs (positional filter).
+ * Only the candidates left are intersected. Pairs come as [earlier, later, similarity] in input
+ * order, sorted by the later then the earlier index.
  */
 export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
-  const df = new Map<string, number>();
-  for (const r of recs) for (const w of r.words) df.set(w, (df.get(w) ?? 0) + 1);
-  const sorted = recs.map((r) => r.words.map((w) => [df.get(w)!, w] as const).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)).map(([, w]) => w));
-  const sets = sorted.map((ws) => new Set(ws));
-  const postings = new Map<string, number[]>();
+  const n = recs.length;
+  // words as numbers, in one global order: rarest first (ties by first appearance)
+  const idOf = new Map<string, number>();
+  const df: number[] = [];
+  const byId = recs.map((r) => {
+    const a = new Int32Array(r.words.length);
+    let k = 0;
+    for (const w of r.words) {
+      let id = idOf.get(w);
+      if (id === undefined) { id = df.length; idOf.set(w, id); df.push(0); }
+      df[id]!++;
+      a[k++] = id;
+    }
+    return a;
+  });
+  const ranked = Array.from({ length: df.length }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
+  const rank = new Int32Array(df.length);
+  ranked.forEach((id, r) => { rank[id] = r; });
+  const vocab = df.length;
+  const sets = byId.map((a) => {
+    for (let i = 0; i < a.length; i++) a[i] = rank[a[i]!]!;
+    a.sort();
+    let k = 0; // a set: a word said twice counts once
+    for (let i = 0; i < a.length; i++) if (k === 0 || a[i] !== a[k - 1]) a[k++] = a[i]!;
+    return k === a.length ? a : a.slice(0, k);
+  });
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sets[a]!.length - sets[b]!.length || a - b);
+  // the bounds are filters: rounded in the generous direction, the similarity itself decides
+  const eps = 1e-9;
+  const ceil = (x: number): number => Math.ceil(x - eps);
+  const postRec: number[][] = Array.from({ length: vocab }, () => []);
+  const postPos: number[][] = Array.from({ length: vocab }, () => []);
+  const postStart = new Int32Array(vocab);
+  const overlap = new Int32Array(n);
+  const touched: number[] = [];
   const out: [number, number, number][] = [];
-  const seenAt = new Int32Array(recs.length).fill(-1);
-  sorted.forEach((ws, i) => {
-    const prefix = ws.length - Math.ceil(t * ws.length) + 1;
-    for (let p = 0; p < prefix; p++) {
-      const list = postings.get(ws[p]!);
-      if (!list) continue;
-      for (const j of list) {
-        if (seenAt[j] === i) continue; // already compared with i
-        seenAt[j] = i;
-        const a = sorted[j]!;
-        if (Math.min(a.length, ws.length) < t * Math.max(a.length, ws.length)) continue;
-        const set = sets[j]!;
-        let inter = 0;
-        for (const w of ws) if (set.has(w)) inter++;
-        const jac = inter / (a.length + ws.length - inter);
-        if (jac >= t) out.push([j, i, jac]);
+  const PRUNED = -(1 << 30);
+  for (const x of order) {
+    const xs = sets[x]!;
+    const lx = xs.length;
+    if (lx === 0) continue;
+    const probe = lx - ceil(t * lx) + 1;
+    const minLen = t * lx - eps;
+    for (let p = 0; p < probe; p++) {
+      const w = xs[p]!;
+      const recsW = postRec[w]!;
+      const posW = postPos[w]!;
+      let s = postStart[w]!;
+      while (s < recsW.length && sets[recsW[s]!]!.length < minLen) s++;
+      postStart[w] = s;
+      for (let k = s; k < recsW.length; k++) {
+        const y = recsW[k]!;
+        const o = overlap[y]!;
+        if (o < 0) continue; // pruned for x
+        const ly = sets[y]!.length;
+        const need = ceil((t / (1 + t)) * (lx + ly));
+        const bound = o + 1 + Math.min(lx - p - 1, ly - posW[k]! - 1);
+        if (o === 0) touched.push(y);
+        overlap[y] = bound >= need ? o + 1 : PRUNED;
       }
     }
-    for (let p = 0; p < prefix; p++) {
-      const w = ws[p]!;
-      const list = postings.get(w);
-      if (list) list.push(i); else postings.set(w, [i]);
+    for (const y of touched) {
+      if (overlap[y]! > 0) {
+        const ys = sets[y]!;
+        let i = 0;
+        let j = 0;
+        let inter = 0;
+        while (i < lx && j < ys.length) {
+          if (xs[i] === ys[j]) { inter++; i++; j++; } else if (xs[i]! < ys[j]!) i++; else j++;
+        }
+        const jac = inter / (lx + ys.length - inter);
+        if (jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
+      }
+      overlap[y] = 0;
     }
-  });
-  return out;
+    touched.length = 0;
+    const index = lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
+    for (let p = 0; p < index; p++) { postRec[xs[p]!]!.push(x); postPos[xs[p]!]!.push(p); }
+  }
+  return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
 
 /** Do the two word sets differ in a word holding a digit (a different number, version, port, date)? */
@@ -56,7 +114,8 @@ export function numbersDiffer(a: string[], b: string[]): boolean {
   return a.some((w) => /\d/.test(w) && !sb.has(w)) || b.some((w) => /\d/.test(w) && !sa.has(w));
 }
 
-function records(snap: Snapshot): Rec[] {
+/** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
+export function records(snap: Snapshot): Rec[] {
   const out: Rec[] = [];
   for (const f of snap.files) {
     if (f.text === undefined) continue;
