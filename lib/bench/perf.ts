@@ -1,5 +1,5 @@
 /**
- * `memtier bench perf [--notes N] [--runs N] [--dir DIR] [--json]`
+ * `memtier bench perf [--notes N] [--runs N] [--dir DIR] [--part search,scale] [--sizes N,N] [--baseline DIR] [--timeout S] [--json]`
  *
  * Generates a deterministic synthetic memory (English with about 10 % Chinese; episodic days
  * plus semantic and procedural notes with frontmatter) and measures, on this machine:
@@ -16,6 +16,10 @@
  * - then the same with `memtier watch` running (`watch` in the report): its start, cold searches
  *   it answers (again interleaved with bare node and rg), an append seen by the next search
  *   process, and the server's peak RSS. The first part runs with MEMTIER_WATCH=off.
+ * With --part scale (default: both parts), perf-scale.ts times every health check and the upkeep
+ * commands (health, stats, verify, consolidate, review, palace, dream: wall time and peak RSS) on
+ * fresh memories of --sizes notes (default 1000,10000), with --baseline DIR another built memtier
+ * measured in the same run.
  * The index is built RACY_MS after the memory is generated: a folder modified within that window
  * of a build is listed again by every query (see cache.ts), which a real memory never is.
  */
@@ -32,6 +36,7 @@ import { findBin } from '../core/bin.js';
 import { makeTestCtx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
+import { measureScale, renderScale, scaleOptions } from './perf-scale.js';
 
 /** mulberry32: a small deterministic PRNG. */
 function prng(seed: number): () => number {
@@ -332,8 +337,20 @@ export function syntheticOptions(args: Args): { notes: number; runs: number; dir
 
 export const bench: BenchSpec = {
   name: 'perf',
-  summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS',
-  async run(ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> {
+  summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS; health checks and upkeep commands at several sizes',
+  async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
+    const parts = scaleOptions(args);
+    const search = parts.search ? await searchPart(ctx, args, io) : undefined;
+    const scale = parts.scale ? await measureScale(ctx, binOrThrow(), parts.scale) : undefined;
+    return {
+      text: [search?.text, scale ? renderScale(scale) : undefined].filter((t) => t !== undefined).join('\n'),
+      json: { ...((search?.json as object | undefined) ?? {}), ...(scale ? { scale } : {}) },
+    };
+  },
+};
+
+/** The search part of the benchmark (--part search): index build, cold and warm search, edits, with and without memtier watch. */
+const searchPart = async (ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> => {
     const o = syntheticOptions(args);
     const runs = o.runs;
     const rep = await runPerf(ctx, o);
@@ -352,5 +369,4 @@ export const bench: BenchSpec = {
       `  server start ${rep.watch.startMs} ms, peak RSS ${rep.watch.serverPeakRssMb} MB`,
     ].join('\n');
     return { text, json: rep };
-  },
 };

@@ -16,7 +16,7 @@ const lazyBench = (file: string) => (): Promise<{ bench: BenchSpec }> => import(
 
 const BENCHES: Record<string, { summary: string; load: () => Promise<{ bench: BenchSpec }> }> = {
   write: { summary: 'cold whole-process `memtier wal decide` median vs bare `node -e ""`', load: lazyBench('write') },
-  perf: { summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS', load: lazyBench('perf') },
+  perf: { summary: 'synthetic memory: index build, cold/warm search, edit freshness, peak RSS; health checks and upkeep commands at several sizes', load: lazyBench('perf') },
   mcp: { summary: 'memory_search through `memtier mcp` and the MCP SDK client: p50/p95 per call', load: lazyBench('mcp') },
   locomo: { summary: 'retrieval quality on a LoCoMo-shaped file (recall@k per category)', load: lazyBench('locomo') },
   extract: { summary: 'extraction precision/recall per type on an annotated set; its cold cost on 200 messages', load: lazyBench('extract') },
@@ -29,6 +29,10 @@ const flags: FlagSpec[] = [
   { name: 'runs', type: 'number', value: 'N', description: 'whole-process runs per measurement (write, perf, extract; default 15); rounds of 10 queries (mcp; default 15); timed rounds of all questions (openclaw; default 3)' },
   { name: 'notes', type: 'number', value: 'N', description: 'synthetic notes to generate (perf, mcp)', default: 10000 },
   { name: 'dir', type: 'string', value: 'DIR', description: 'where to build the synthetic memory (perf; default: a temp dir, removed after)' },
+  { name: 'part', type: 'list', value: 'PART,PART', description: 'perf: search (index build, cold/warm search at --notes) and/or scale (health checks and upkeep commands at --sizes); default both' },
+  { name: 'sizes', type: 'list', value: 'N,N', description: 'perf scale: memory sizes in notes, each a fresh synthetic memory (default 1000,10000; 50000 takes minutes)' },
+  { name: 'baseline', type: 'string', value: 'DIR', description: 'perf scale: another built memtier (bin/ and dist/) measured on the same memories in the same run, before this one' },
+  { name: 'timeout', type: 'number', value: 'S', description: 'perf scale: stop a command after S seconds and report it as a timeout (default 300)' },
   { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (cjk, openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract, default test/fixtures/extract/annotated.json)' },
   { name: 'memory', type: 'string', value: 'DIR', description: 'a memory root to ask (cjk; with --queries), instead of --data\'s memory/' },
   { name: 'queries', type: 'string', value: 'FILE', description: 'questions [{id, q, expect, lang}] (cjk; with --memory), instead of --data\'s queries.json' },
@@ -39,7 +43,7 @@ const flags: FlagSpec[] = [
 export const command: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: write, perf, mcp, locomo, cjk, openclaw, extract',
-  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]', 'bench cjk --data DIR | --memory DIR --queries FILE', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
+  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR] [--part search,scale] [--sizes 1000,10000] [--baseline DIR] [--timeout S]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]', 'bench cjk --data DIR | --memory DIR --queries FILE', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
   description: 'Benchmarks measure whole processes (what an agent pays per call) and print JSON with --json.\nThey never need an existing memory: each builds its own in a temporary folder.',
   subcommands: Object.fromEntries(Object.entries(BENCHES).map(([k, v]) => [k, v.summary])),
   flags,

@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateMemory, runPerf } from '../../lib/bench/perf.js';
+import { measureScale, renderScale, SCALE_COMMANDS } from '../../lib/bench/perf-scale.js';
+import { CHECKS } from '../../lib/health/checks/index.js';
+import { BIN } from '../helpers.js';
 import { rmTree, testCtx } from '../helpers.js';
 
 const dirs: string[] = [];
@@ -41,5 +44,24 @@ describe('bench perf', () => {
       expect(rep.watch[k], `watch.${k}`).toBeGreaterThan(0);
     }
     expect(existsSync(join(dir, 'mem', '.memtier', 'watch.json'))).toBe(false); // the server was stopped
+  });
+
+  it('times every health check and every upkeep command at each size (scale part)', async () => {
+    const dir = mk();
+    const sizes = await measureScale(testCtx(dir), BIN, { sizes: [30], timeoutSec: 120, dir: join(dir, 'scale') });
+    expect(sizes).toHaveLength(1);
+    const [run] = sizes[0]!.runs;
+    expect(run!.memtier).toBe('current');
+    expect(run!.snapshotMs).toBeGreaterThan(0);
+    expect(Object.keys(run!.checks)).toEqual(CHECKS.map((c) => c.id));
+    for (const [id, ms] of Object.entries(run!.checks)) expect(ms, id).toBeGreaterThanOrEqual(0);
+    for (const [label] of SCALE_COMMANDS) {
+      const c = run!.commands[label]!;
+      expect(c.timedOut, label).toBe(false);
+      expect([0, 1], label).toContain(c.exitCode); // 1: a check failed on the synthetic memory, not a crash
+      expect(c.ms, label).toBeGreaterThan(0);
+      expect(c.peakRssMb, label).toBeGreaterThan(10);
+    }
+    expect(renderScale(sizes)).toMatch(/near-duplicates .* ms\n[\s\S]*dream .* MB/);
   });
 });
