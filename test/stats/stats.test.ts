@@ -36,6 +36,17 @@ describe('token estimate', () => {
     expect(estimateTokens('記憶')).toBe(2);
     expect(estimateTokens('ab 記憶 한국')).toBe(4 + 1); // 4 CJK + ceil(3 other / 4)
   });
+  it('counts what the regexp definition counts (characters, not UTF-16 units; lone surrogates one each)', () => {
+    const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/gu;
+    const byRegexp = (t: string): number => { const cjk = t.match(CJK)?.length ?? 0; return t.length ? cjk + Math.ceil(([...t].length - cjk) / 4) : 0; };
+    let seed = 7;
+    const unit = (): number => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % 0x10000; };
+    for (const t of ['😀😀x', '\ud800y\udc00z', 'ｱｲ｡ヲ\uff65\uffa0', 'ぁゟ゠ヿ가힣']) expect(estimateTokens(t), t).toBe(byRegexp(t));
+    for (let k = 0; k < 500; k++) {
+      const t = String.fromCharCode(...Array.from({ length: 40 }, unit));
+      expect(estimateTokens(t)).toBe(byRegexp(t));
+    }
+  });
 });
 
 describe('collectStats', () => {
