@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { CHECKS } from '../health/checks/index.js';
-import { renderText, reportJson, writeHealthJson, HEALTH_JSON } from '../health/report.js';
+import { renderText, reportJson, writeHealthJson, HEALTH_FILES_JSON, HEALTH_JSON } from '../health/report.js';
 import { capFindings, runHealth, selectChecks } from '../health/run.js';
 import { checkDoc, checksTableBlock } from '../health/table.js';
 
@@ -40,7 +40,10 @@ export const command: CommandSpec = {
     'text it did not parse), moves overdue days unchanged to memory/archive/YYYY/MM/, rebuilds',
     'the search index, and reports everything else (secrets, duplicates, dead links, stale notes).',
     'A second --fix finds nothing to fix. --fix --dry-run shows every change first, as a diff per file, and',
-    'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents).',
+    'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents): it runs',
+    'the checks that can fail (syntax, secrets, decision-links, wal-integrity), reuses the findings the last full',
+    'run kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
+    'changed), and leaves ' + HEALTH_JSON + ' as the last full run wrote it.',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
   ].join('\n'),
@@ -73,11 +76,14 @@ export const command: CommandSpec = {
       const p = await previewFix(ctx, only ? { only } : {});
       return { text: renderPreview(p), json: { ok: true, dryRun: true, fixed: p.report.fixed, changes: p.changes, counts: p.report.counts } };
     }
-    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), ...(only ? { only } : {}) });
+    const report = await runHealth(ctx, { fix: flagBool(args, 'fix'), quiet: args.quiet, ...(only ? { only } : {}) });
     const listed = flagBool(args, 'all') ? report : capFindings(report);
-    // health.json keeps the cut list (it must stay a small file); --json prints every finding
-    const problem = writeHealthJson(ctx, capFindings(report));
-    if (problem) ctx.log.warn(problem);
+    // health.json keeps the cut list (it must stay a small file); --json prints every finding;
+    // a --quiet run checked only what can fail and leaves the last full report in place
+    if (report.scope !== 'failures') {
+      const problem = writeHealthJson(ctx, capFindings(report));
+      if (problem) ctx.log.warn(problem);
+    }
     return { exitCode: report.exitCode, text: renderText(listed, { quiet: args.quiet }), json: reportJson(report) };
   },
 };

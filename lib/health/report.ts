@@ -10,6 +10,8 @@ import type { Finding } from './types.js';
 
 /** Where the last report is kept: derived state, rebuilt by every run, gitignored with .memtier/. */
 export const HEALTH_JSON = `${PATHS.state}/health.json`;
+/** The findings kept per file for `health --quiet` (lib/health/reuse.ts). */
+export const HEALTH_FILES_JSON = `${PATHS.state}/health-files.json`;
 
 const LABEL = { fail: 'FAIL', warn: 'WARN', info: 'info' } as const;
 
@@ -71,7 +73,11 @@ export function reportJson(r: HealthReport): Record<string, unknown> {
 export function writeHealthJson(ctx: Ctx, r: HealthReport): string | undefined {
   try {
     const body = JSON.stringify(reportJson(r), null, 2) + '\n';
-    openStore(ctx).mutate((tx) => tx.write(HEALTH_JSON, body));
+    openStore(ctx).mutate((tx) => {
+      tx.write(HEALTH_JSON, body);
+      // the per-file findings --quiet reuses (reuse.ts), beside the report: one line, not for reading
+      if (r.reuse) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
+    });
     return undefined;
   } catch (e) {
     return `could not write ${HEALTH_JSON}: ${(e as Error).message}`;

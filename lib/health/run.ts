@@ -5,7 +5,7 @@
 import { localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATHS } from '../format/layout.js';
 import { LOCK_FILE, lockIsStale, lockKind } from '../store/lock.js';
@@ -15,6 +15,8 @@ import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
+import { HEALTH_FILES_JSON } from './report.js';
+import { buildReuse, parseReuse, REUSED, reusedCheck, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
 export interface HealthOptions {
@@ -24,6 +26,12 @@ export interface HealthOptions {
   limits?: Partial<Limits>;
   /** Checks to use instead of the registry (tests). */
   checks?: readonly Check[];
+  /**
+   * Failures only (`health --quiet`): run the checks that can fail, syntax and secrets reusing
+   * health.json's findings for files whose stats match (reuse.ts), so unchanged files are not read.
+   * Ignored with `fix` or `only`.
+   */
+  quiet?: boolean;
 }
 
 export interface HealthReport {
@@ -37,6 +45,10 @@ export interface HealthReport {
   figures: Record<string, Record<string, unknown>>;
   /** What --fix did, one line per repair (empty without --fix). */
   fixed: string[];
+  /** 'failures': a --quiet run of the checks that can fail only (health.json is not rewritten from it). */
+  scope?: 'failures';
+  /** The per-file findings health.json keeps for the next --quiet run (full runs). */
+  reuse?: ReuseSection;
 }
 
 /** Findings listed per check in the text report and health.json unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000 (--json lists every one). */
@@ -85,9 +97,11 @@ export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
 }
 
 export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
+  if (opts.quiet && !opts.fix && !opts.only?.length) return runFailures(ctx, opts);
   const checks = selectChecks(opts.only, opts.checks ?? CHECKS);
   const env = checkEnv(ctx, opts.limits);
   const fixed: string[] = [];
+  const readAt = Date.now();
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
   // torn append cut back exactly, its temp files swept); report it, then check what is left.
   if (opts.fix) fixed.push(...storeRecovery(ctx));
@@ -130,9 +144,29 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
       }
     }
   }
+  const memory = memoryFigures(snap);
+  const reuse = opts.only?.length || opts.checks ? undefined : buildReuse(snap, pass.byCheck, readAt);
+  return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}) };
+}
+
+/**
+ * `health --quiet`: the checks that can fail, over a lazy snapshot; syntax and secrets take the
+ * findings health.json kept for files whose stats match, so only changed files are read.
+ */
+async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport> {
+  const env = checkEnv(ctx, opts.limits);
+  const snap = loadSnapshot(ctx.root, { lazy: true });
+  let kept: ReturnType<typeof parseReuse>;
+  try { kept = parseReuse(readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8')); } catch { kept = undefined; }
+  const checks = (opts.checks ?? CHECKS).filter((c) => c.severity === 'fail')
+    .map((c): Check => (REUSED.includes(c.id) ? { ...c, run: (s) => reusedCheck(c.id, s, kept) } : c));
+  const pass = await runChecks(checks, snap, env);
+  return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
+}
+
+function report(ctx: Ctx, pass: Pass, figures: Record<string, Record<string, unknown>>, fixed: string[]): HealthReport {
   const count = (s: Severity): number => pass.findings.filter((f) => f.severity === s).length;
   const fail = count('fail');
-  const memory = memoryFigures(snap);
   return {
     time: ctx.clock.now().toISOString(),
     root: ctx.root,
@@ -148,7 +182,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
     },
     results: pass.results,
     findings: pass.findings,
-    figures: { memory, ...pass.figures },
+    figures,
     fixed,
   };
 }

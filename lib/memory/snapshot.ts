@@ -152,8 +152,13 @@ function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' 
   }
 }
 
-/** Read the memory at `root` once. Never throws for a bad file: the file carries its error. */
-export function loadSnapshot(root: string): Snapshot {
+/**
+ * Read the memory at `root` once. Never throws for a bad file: the file carries its error.
+ * With `lazy`, the walk and the stats happen now and each file's text on its first use (`text`
+ * and `error` are read together, once): `health --quiet` reuses unchanged files' findings and
+ * never reads them.
+ */
+export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snapshot {
   const files: MemFile[] = [];
   const tempFiles: PlainFile[] = [];
   const otherFiles: PlainFile[] = [];
@@ -164,7 +169,13 @@ export function loadSnapshot(root: string): Snapshot {
   let trashBytes = 0;
 
   const addMd = (rel: string, size: number, mtimeMs: number): void => {
-    files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, size) });
+    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, size) }); return; }
+    let read: Pick<MemFile, 'text' | 'error'> | undefined;
+    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, size));
+    const f = { ...classify(rel), size, mtimeMs } as MemFile;
+    Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
+    Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
+    files.push(f);
   };
   const walk = (relDir: string): void => {
     let ents;

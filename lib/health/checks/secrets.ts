@@ -1,5 +1,6 @@
 import { scanSecrets } from '../../store/guards/secrets.js';
 import type { Check, Finding } from '../types.js';
+import type { MemFile } from '../../memory/snapshot.js';
 
 /** The store refuses credentials, but people edit files by hand. */
 export const check: Check = {
@@ -15,13 +16,12 @@ export const check: Check = {
     why: 'memory files are read into prompts, committed to git and synced between machines: a credential there leaks everywhere they go',
   },
   run(snap) {
-    const out: Finding[] = [];
-    for (const f of snap.files) {
-      if (f.text === undefined) continue;
-      for (const s of scanSecrets(f.text)) {
-        out.push({ check: 'secrets', severity: 'fail', file: f.rel, line: s.line, message: `looks like a ${s.description} (rule ${s.rule}, value ${s.masked})`, fix: 'remove the credential by hand (rotate it if it was real) and write where to find it instead' });
-      }
-    }
-    return out;
+    return snap.files.flatMap(fileFindings);
   },
 };
+
+/** The credentials in one file (its findings depend on the file alone). */
+export function fileFindings(f: MemFile): Finding[] {
+  if (f.text === undefined) return [];
+  return scanSecrets(f.text).map((s) => ({ check: 'secrets', severity: 'fail', file: f.rel, line: s.line, message: `looks like a ${s.description} (rule ${s.rule}, value ${s.masked})`, fix: 'remove the credential by hand (rotate it if it was real) and write where to find it instead' }));
+}

@@ -25,17 +25,26 @@ export const check: Check = {
     const out: Finding[] = [];
     const ids = new Set<string>();
     for (const f of snap.files) for (const e of snap.entries(f)) if (e.id) ids.add(e.id);
-    for (const f of snap.files) {
-      if (f.text === undefined) {
-        out.push({ check: 'syntax', severity: 'fail', file: f.rel, ...(f.error?.line ? { line: f.error.line } : {}), message: `cannot be read: ${f.error?.message ?? 'unknown error'}`, fix: 'convert it to UTF-8 text, or move it out of the memory' });
-        continue;
-      }
-      out.push(...(await frontmatterFindings(snap, f)));
-      out.push(...entryFindings(snap, f, ids));
-    }
+    for (const f of snap.files) out.push(...(await fileFindings(snap, f, ids)));
     return out;
   },
 };
+
+/**
+ * The findings about one file. Without `ids` (every id of the memory) only what the file alone
+ * decides: everything but "superseded by an id no entry has" (isFileLocal).
+ */
+export async function fileFindings(snap: Snapshot, f: MemFile, ids?: Set<string>): Promise<Finding[]> {
+  if (f.text === undefined) {
+    return [{ check: 'syntax', severity: 'fail', file: f.rel, ...(f.error?.line ? { line: f.error.line } : {}), message: `cannot be read: ${f.error?.message ?? 'unknown error'}`, fix: 'convert it to UTF-8 text, or move it out of the memory' }];
+  }
+  return [...(await frontmatterFindings(snap, f)), ...entryFindings(snap, f, ids)];
+}
+
+const DANGLING = 'superseded by ^';
+
+/** Does this syntax finding depend on the file alone (not on the ids of the other files)? */
+export const isFileLocal = (x: Finding): boolean => !x.message.startsWith(DANGLING);
 
 async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[]> {
   const lines = snap.lines(f);
@@ -51,7 +60,7 @@ async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[
   return err ? [{ check: 'syntax', severity: 'fail', file: f.rel, line: err.line, message: `frontmatter: ${err.message}`, fix: err.fix ?? 'fix the YAML (key: value, lists in [a, b])' }] : [];
 }
 
-function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string>): Finding[] {
+function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string> | undefined): Finding[] {
   const out: Finding[] = [];
   const strict = LOGS.has(f.kind);
   const seen = new Map<string, number>();
@@ -70,7 +79,7 @@ function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string>): Finding[] 
       if (prev !== undefined) bad('warn', `^${e.id} is also used on line ${prev}`, 'give one of the entries a new id (ids identify one entry each)');
       else seen.set(e.id, e.line);
     }
-    if (e.supersededBy && !ids.has(e.supersededBy)) bad('warn', `superseded by ^${e.supersededBy}, but no entry has that id`, 'point it at the entry that replaced this one');
+    if (ids && e.supersededBy && !ids.has(e.supersededBy)) bad('warn', `${DANGLING}${e.supersededBy}, but no entry has that id`, 'point it at the entry that replaced this one');
     if (/\s\^\S+\s*$/.test(e.raw) && !e.id) {
       const raw = /\s\^(\S+)\s*$/.exec(e.raw)![1]!;
       if (!ID_RE.test(raw) && strict) bad('fail', `malformed id ^${raw}`, 'ids are 3–64 letters, digits and "-"');
