@@ -8,12 +8,14 @@
  *   nothing written but `.memtier/`), each its wall time and peak RSS (a preloaded hook reports
  *   the process's own maxRSS when it exits);
  * - with `--baseline DIR` (another built memtier: a checkout or copy holding bin/ and dist/), the
- *   same measurements with that one on the same memory in the same run, before this one's, so
- *   before and after face the same machine load.
+ *   same measurements with that one on a copy of the same memory in the same run, each right
+ *   before this one's, so before and after face the same machine load.
+ * Each command's CPU time (user + system) is reported beside its wall time: on a shared machine
+ * it is the steadier of the two.
  * A command that runs past `--timeout` seconds is stopped and reported as such (ms = -1).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -34,7 +36,8 @@ export const SCALE_COMMANDS: readonly (readonly [string, readonly string[]])[] =
   ['dream', ['dream', '--dry-run']],
 ];
 
-export interface CommandRun { ms: number; peakRssMb: number; exitCode: number; timedOut: boolean }
+/** Wall time of the whole process, its CPU time (user + system: steadier than wall time on a loaded machine), peak RSS. */
+export interface CommandRun { ms: number; cpuMs: number; peakRssMb: number; exitCode: number; timedOut: boolean }
 
 export interface ScaleRun {
   /** Which memtier ran: "current" or the --baseline folder. */
@@ -52,8 +55,8 @@ export interface ScaleOptions { sizes: number[]; baseline?: string; timeoutSec: 
 
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
-/** The hook preloaded into each timed command: writes the process's peak RSS (kB) where MEMTIER_BENCH_RSS says. */
-const RSS_HOOK = "process.on('exit', () => { try { require('node:fs').writeFileSync(process.env.MEMTIER_BENCH_RSS, String(process.resourceUsage().maxRSS)); } catch {} });\n";
+/** The hook preloaded into each timed command: writes the process's peak RSS (kB) and CPU time (ms) where MEMTIER_BENCH_RSS says. */
+const RSS_HOOK = "process.on('exit', () => { try { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.MEMTIER_BENCH_RSS, JSON.stringify([u.maxRSS, (u.userCPUTime + u.systemCPUTime) / 1000])); } catch {} });\n";
 
 /** bin/memtier.js of a built memtier folder, or a clear error. */
 export function memtierAt(dir: string): string {
@@ -74,8 +77,9 @@ function runCommand(bin: string, argv: readonly string[], root: string, env: Nod
   const ms = performance.now() - t;
   const timedOut = r.signal !== null || (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
   let kb = 0;
-  try { kb = Number(readFileSync(rssFile, 'utf8')); rmSync(rssFile, { force: true }); } catch { /* killed before exit */ }
-  return { ms: timedOut ? -1 : r1(ms), peakRssMb: r1(kb / 1024), exitCode: r.status ?? -1, timedOut };
+  let cpu = -1;
+  try { [kb, cpu] = JSON.parse(readFileSync(rssFile, 'utf8')) as [number, number]; rmSync(rssFile, { force: true }); } catch { /* killed before exit */ }
+  return { ms: timedOut ? -1 : r1(ms), cpuMs: timedOut ? -1 : r1(cpu), peakRssMb: r1(kb / 1024), exitCode: r.status ?? -1, timedOut };
 }
 
 /** Every health check alone over one snapshot, in a child of the memtier at `distDir`. */
@@ -128,19 +132,28 @@ export async function measureScale(ctx: Ctx, bin: string, o: ScaleOptions): Prom
       const st = generateMemory(root, notes);
       await new Promise((r) => setTimeout(r, RACY_MS + 100));
       const size: ScaleSize = { notes, files: st.files, bytes: st.bytes, runs: [] };
-      for (const m of memtiers) {
-        // each memtier builds its own index first (the formats may differ), then nothing is timed cold
-        rmSync(join(root, '.memtier'), { recursive: true, force: true });
-        spawnSync(process.execPath, [m.bin, 'search', 'warmup', '--root', root, '--json'], { env, stdio: 'ignore', timeout: o.timeoutSec * 1000 });
+      // each memtier on its own copy (its own index and health files: the formats may differ), each
+      // measurement taken by one memtier right after the other, so both face the same load
+      const roots = memtiers.map((m, k) => {
+        const r = k === memtiers.length - 1 ? root : `${root}-${k}`;
+        if (r !== root) cpSync(root, r, { recursive: true, preserveTimestamps: true });
+        rmSync(join(r, '.memtier'), { recursive: true, force: true });
+        spawnSync(process.execPath, [m.bin, 'search', 'warmup', '--root', r, '--json'], { env, stdio: 'ignore', timeout: o.timeoutSec * 1000 });
+        return r;
+      });
+      const runs: ScaleRun[] = memtiers.map((m) => ({ memtier: m.name, snapshotMs: -1, checks: {}, commands: {} }));
+      memtiers.forEach((m, k) => {
         ctx.log.info(`scale: ${notes} notes, ${m.name}: health checks`);
-        const checks = timeChecks(join(dirname(m.bin), '..', 'dist'), root, env, o.timeoutSec);
-        const commands: Record<string, CommandRun> = {};
-        for (const [label, argv] of SCALE_COMMANDS) {
+        Object.assign(runs[k]!, timeChecks(join(dirname(m.bin), '..', 'dist'), roots[k]!, env, o.timeoutSec));
+      });
+      for (const [label, argv] of SCALE_COMMANDS) {
+        memtiers.forEach((m, k) => {
           ctx.log.info(`scale: ${notes} notes, ${m.name}: ${label}`);
-          commands[label] = runCommand(m.bin, argv, root, env, hook, o.timeoutSec);
-        }
-        size.runs.push({ memtier: m.name, ...checks, commands });
+          runs[k]!.commands[label] = runCommand(m.bin, argv, roots[k]!, env, hook, o.timeoutSec);
+        });
       }
+      size.runs.push(...runs);
+      for (const r of roots) if (r !== root) rmSync(r, { recursive: true, force: true });
       out.push(size);
       rmSync(root, { recursive: true, force: true });
     }
@@ -154,7 +167,7 @@ export async function measureScale(ctx: Ctx, bin: string, o: ScaleOptions): Prom
 export function renderScale(sizes: ScaleSize[]): string {
   const lines: string[] = [];
   const fmt = (ms: number): string => (ms < 0 ? 'failed' : ms >= 1000 ? `${r1(ms / 1000)} s` : `${Math.round(ms)} ms`);
-  const cmd = (c: CommandRun | undefined): string => (!c ? '-' : c.timedOut ? 'timeout' : `${fmt(c.ms)} ${Math.round(c.peakRssMb)} MB`);
+  const cmd = (c: CommandRun | undefined): string => (!c ? '-' : c.timedOut ? 'timeout' : `${fmt(c.ms)} (cpu ${fmt(c.cpuMs)}) ${Math.round(c.peakRssMb)} MB`);
   for (const s of sizes) {
     const names = s.runs.map((r) => (r.memtier === 'current' ? 'current' : 'baseline'));
     lines.push(`scale: ${s.notes} notes (${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB)${names.length > 1 ? `, ${names.join(' → ')}` : ''}`);

@@ -61,6 +61,7 @@ describe('bench perf', () => {
       expect([0, 1], label).toContain(c.exitCode); // 1: a check failed on the synthetic memory, not a crash
       expect(c.ms, label).toBeGreaterThan(0);
       expect(c.peakRssMb, label).toBeGreaterThan(10);
+      expect(c.cpuMs, label).toBeGreaterThan(0);
     }
     expect(renderScale(sizes)).toMatch(/near-duplicates .* ms\n[\s\S]*dream .* MB/);
   });
