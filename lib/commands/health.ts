@@ -41,7 +41,7 @@ export const command: CommandSpec = {
     'the search index, and reports everything else (secrets, duplicates, dead links, stale notes).',
     'A second --fix finds nothing to fix. --fix --dry-run shows every change first, as a diff per file, and',
     'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents): it runs',
-    'the checks that can fail (syntax, secrets, decision-links, wal-integrity), reuses the findings the last full',
+    'the checks that can fail (FAIL in --list), reuses the findings the last full',
     'run kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
     'changed), and leaves ' + HEALTH_JSON + ' as the last full run wrote it.',
     '',
