@@ -121,8 +121,10 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
   let stopping = false;
 
   /** A crash point for this job: in matrix mode every other job until each point fired, else 1 in 12. */
-  const armFor = (r) => {
-    const unfired = points.filter((p) => !fired.has(p));
+  const armFor = (r, argv) => {
+    let unfired = points.filter((p) => !fired.has(p));
+    // A rotation's points fire only in a rotation: the rotator takes those first.
+    if (argv[0] === 'rotate' && unfired.some((p) => p.startsWith('rotate.'))) unfired = unfired.filter((p) => p.startsWith('rotate.'));
     if (matrix && unfired.length && r.chance(0.5)) return { MEMTIER_CRASH_AT: r.pick(unfired), MEMTIER_CRASH_SKIP: '0' };
     if (r.chance(1 / 12)) return { MEMTIER_CRASH_AT: r.pick(points), MEMTIER_CRASH_SKIP: String(r.int(0, 2)) };
     return {};
@@ -173,7 +175,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
 
   /** A CLI job with a crash point maybe armed; records a point that fired. */
   const cli = async (child, r, argv, { stdin, extraEnv = {} } = {}) => {
-    const arm = armFor(r);
+    const arm = armFor(r, argv);
     jobs++;
     const reply = await child.run({ op: 'cli', argv: ['--root', root, '--json', ...argv], env: env({ ...arm, ...extraEnv }), stdin });
     if (reply.dead && reply.signal === 'SIGKILL' && !reply.byKiller && arm.MEMTIER_CRASH_AT) fired.add(arm.MEMTIER_CRASH_AT);
