@@ -68,7 +68,7 @@ export function notWritable(root: string): { file: string; message: string; fix:
 /** Seed 000's disk-health monitoring. */
 export const check: Check = {
   id: 'disk',
-  description: 'free space on the memory\'s filesystem, total size, largest files, growth per week; warns on a network filesystem',
+  description: 'free space on the memory\'s filesystem, total size, largest files, growth per week; warns on a network filesystem; fails when the memory cannot be written (read-only, no permission)',
   severity: 'warn',
   fixable: false,
   source: 'seed 000 disk health',
