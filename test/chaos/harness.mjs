@@ -123,8 +123,10 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
   /** A crash point for this job: in matrix mode every other job until each point fired, else 1 in 12. */
   const armFor = (r, argv) => {
     let unfired = points.filter((p) => !fired.has(p));
-    // A rotation's points fire only in a rotation: the rotator takes those first.
-    if (argv[0] === 'rotate' && unfired.some((p) => p.startsWith('rotate.'))) unfired = unfired.filter((p) => p.startsWith('rotate.'));
+    // A rotation's points fire only in a rotation, forget's only in a forget: those commands take them first.
+    for (const cmd of ['rotate', 'forget']) {
+      if (argv[0] === cmd && unfired.some((p) => p.startsWith(`${cmd}.`))) unfired = unfired.filter((p) => p.startsWith(`${cmd}.`));
+    }
     if (matrix && unfired.length && r.chance(0.5)) return { MEMTIER_CRASH_AT: r.pick(unfired), MEMTIER_CRASH_SKIP: '0' };
     if (r.chance(1 / 12)) return { MEMTIER_CRASH_AT: r.pick(points), MEMTIER_CRASH_SKIP: String(r.int(0, 2)) };
     return {};
@@ -212,7 +214,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
   };
   const editor = async (child, r) => {
     const candidates = [...acked.keys()].filter((id) => !targeted.has(id));
-    if (candidates.length < 10) { await sleep(200); return; }
+    if (candidates.length < 3) { await sleep(200); return; }
     const id = r.pick(candidates);
     targeted.add(id);
     if (r.chance(0.5)) {
