@@ -127,7 +127,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
     for (const cmd of ['rotate', 'forget']) {
       if (argv[0] === cmd && unfired.some((p) => p.startsWith(`${cmd}.`))) unfired = unfired.filter((p) => p.startsWith(`${cmd}.`));
     }
-    if (matrix && unfired.length && r.chance(0.5)) return { MEMTIER_CRASH_AT: r.pick(unfired), MEMTIER_CRASH_SKIP: '0' };
+    if (matrix && unfired.length && (argv[0] === 'forget' || r.chance(0.5))) return { MEMTIER_CRASH_AT: r.pick(unfired), MEMTIER_CRASH_SKIP: '0' };
     if (r.chance(1 / 12)) return { MEMTIER_CRASH_AT: r.pick(points), MEMTIER_CRASH_SKIP: String(r.int(0, 2)) };
     return {};
   };
@@ -217,7 +217,9 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
     if (candidates.length < 3) { await sleep(200); return; }
     const id = r.pick(candidates);
     targeted.add(id);
-    if (r.chance(0.5)) {
+    // In the matrix, forget until its own crash point has fired (only a forget reaches it).
+    const forgetUnfired = matrix && points.some((p) => p.startsWith('forget.') && !fired.has(p));
+    if (r.chance(0.5) || forgetUnfired) {
       forgets.set(id, { acked: false });
       const res = await cli(child, r, ['forget', `^${id}`]);
       if (res.code === 0 && res.json?.ok) forgets.set(id, { acked: true });
