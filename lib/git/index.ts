@@ -8,13 +8,13 @@
  *   `core.fsyncObjectFiles=true`, so a commit that returned survives a power cut.
  * - Commits run under the memory root's lock (lib/store), so two memtier processes never race on
  *   the git index.
- * - A `.git/index.lock` left by a killed git is removed when no git process works in this
- *   repository (Linux: /proc; elsewhere: when the lock is older than 60 s): it is moved aside to
- *   `.git/index.lock.stale-<ms>` (kept for a person to look at), then the commit proceeds.
+ * - A `.git/index.lock` (or HEAD.lock, a branch's lock, …) left by a killed git is removed when no
+ *   git process works in this repository (Linux: /proc; elsewhere: when the lock is older than
+ *   60 s): it is moved aside (kept for a person to look at), then the commit proceeds.
  * - `MEMTIER_GIT=off` turns all of this off.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
@@ -91,23 +91,59 @@ function gitProcessIn(root: string): boolean | undefined {
   return false;
 }
 
-/**
- * Remove a `.git/index.lock` left behind by a killed git: only when no git process is working in
- * this repository (or, where processes cannot be listed, when the lock is older than 60 s). The
- * lock is renamed to `index.lock.stale-<ms>`, never deleted.
- * Returns true when a lock was removed.
- */
-/** Where /proc cannot tell whether git is running, an index.lock older than this is stale. */
+/** Where /proc cannot tell whether git is running, a lock older than this is stale. */
 export const STALE_LOCK_MS = 60_000;
 
+/**
+ * The lock files a git killed mid-commit leaves besides `index.lock`, any of which makes every
+ * later commit fail ("Unable to create '…/HEAD.lock': File exists"): `HEAD.lock`, a branch's
+ * `refs/heads/NAME.lock` (any lock under refs/), `packed-refs.lock`, the temporary index of `git commit -- PATHS`
+ * (`next-index-PID.lock`), `objects/maintenance.lock`. Found by the chaos run (test/chaos/).
+ */
+function otherGitLocks(dir: string): string[] {
+  const out: string[] = [];
+  for (const n of ['HEAD.lock', 'packed-refs.lock', 'objects/maintenance.lock']) if (existsSync(join(dir, n))) out.push(n);
+  try { for (const n of readdirSync(dir)) if (/^next-index-\d+\.lock$/.test(n)) out.push(n); } catch { /* no git dir */ }
+  const walk = (rel: string): void => {
+    let ents;
+    try { ents = readdirSync(join(dir, rel), { withFileTypes: true }); } catch { return; }
+    for (const d of ents) {
+      const r = `${rel}/${d.name}`;
+      if (d.isDirectory()) walk(r);
+      else if (d.name.endsWith('.lock')) out.push(r);
+    }
+  };
+  walk('refs');
+  return out;
+}
+
+/**
+ * Remove the locks a killed git left behind: only when no git process is working in this
+ * repository (or, where processes cannot be listed, when the lock is older than 60 s). Never
+ * deleted: `index.lock` is renamed to `index.lock.stale-<ms>` beside it; the others (HEAD.lock,
+ * refs/heads/NAME.lock, …) move to `.git/memtier-stale-locks/` (renamed beside them, a branch's
+ * lock would read as a branch of its own). Returns true when a lock was removed.
+ */
 export function recoverIndexLock(root: string, nowMs: number): boolean {
-  const lock = join(gitDir(root), 'index.lock');
-  let st;
-  try { st = statSync(lock); } catch { return false; }
+  const dir = gitDir(root);
+  const locks = [...(existsSync(join(dir, 'index.lock')) ? ['index.lock'] : []), ...otherGitLocks(dir)];
+  if (locks.length === 0) return false;
   const busy = gitProcessIn(root);
   if (busy === true) return false;
-  if (busy === undefined && nowMs - st.mtimeMs < STALE_LOCK_MS) return false;
-  try { renameSync(lock, `${lock}.stale-${Math.floor(nowMs)}`); return true; } catch { return false; }
+  let moved = false;
+  for (const rel of locks) {
+    const abs = join(dir, rel);
+    let st;
+    try { st = statSync(abs); } catch { continue; }
+    if (busy === undefined && nowMs - st.mtimeMs < STALE_LOCK_MS) continue;
+    const to = rel === 'index.lock' ? `${abs}.stale-${Math.floor(nowMs)}` : join(dir, 'memtier-stale-locks', `${rel.replace(/\//g, '%')}.stale-${Math.floor(nowMs)}`);
+    try {
+      if (rel !== 'index.lock') mkdirSync(join(dir, 'memtier-stale-locks'), { recursive: true });
+      renameSync(abs, to);
+      moved = true;
+    } catch { /* another process moved it */ }
+  }
+  return moved;
 }
 
 export function commitMessage(cmd: string, summary: string): string {

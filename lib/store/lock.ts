@@ -192,9 +192,28 @@ function stateDir(root: string): string {
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    mkdirSync(dir, { recursive: true });
+    try { mkdirSync(dir, { recursive: true }); } catch (e2) { throw notWritable(e2, '.memtier'); }
   }
   return dir;
+}
+
+/**
+ * Why a writer cannot start: the lock cannot be created. A read-only memory (EROFS: a read-only
+ * mount; EACCES/EPERM: no write permission, an immutable folder) gets one message saying so;
+ * every writing command stops there, before it changed anything, and reading commands still work.
+ */
+export function notWritable(e: unknown, file: string): MemtierError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EROFS') {
+    return new MemtierError('the memory is on a read-only filesystem (EROFS): nothing was written', { code: 'read-only', file, cause: e, hint: 'remount it read-write (or copy the memory somewhere writable); reading commands (search, get, boot, health) still work' });
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new MemtierError(`no permission to write in the memory (${code}): nothing was written`, { code: 'read-only', file, cause: e, hint: 'check the owner and mode of the memory root and .memtier/ (ls -ld; chattr -i if immutable); reading commands still work' });
+  }
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new MemtierError(`cannot create the lock file: ${code} (no space left on the disk): nothing was written`, { code: 'io', file, cause: e, hint: 'free space and run the command again' });
+  }
+  return new MemtierError(`cannot create the lock file: ${code ?? (e as Error).message}`, { code: 'lock', file, cause: e, hint: 'check that the memory root is writable' });
 }
 
 export function acquireLock(root: string, env: NodeJS.ProcessEnv, timeoutMs?: number): LockHandle {
@@ -224,9 +243,7 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
       break;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') {
-        throw new MemtierError(`cannot create the lock file: ${code ?? (e as Error).message}`, { code: 'lock', file: LOCK_FILE, cause: e, hint: 'check that the memory root is writable' });
-      }
+      if (code !== 'EEXIST') throw notWritable(e, LOCK_FILE);
       const kind = lockKind(path);
       if (kind) {
         throw new MemtierError(`${LOCK_FILE} is ${kind}, not memtier's lock file, so no write can take the lock; nothing was changed`, { code: 'lock', rule: 'lock-file', file: LOCK_FILE, hint: '"memtier health --fix" moves it aside into memory/.trash/ (or remove it by hand)' });

@@ -467,13 +467,33 @@ function touch(ctx: StoreCtx, ...rels: string[]): void {
     t.record = null;
     if (gitEnabled(ctx.env) && existsSync(join(key, '.git'))) {
       const dir = join(key, PENDING_DIR);
-      mkdirSync(dir, { recursive: true });
       const token = randomChars(8);
-      t.record = join(dir, `${process.pid}-${token}.txt`);
-      writeFileSync(t.record, `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`, { flag: 'wx' });
+      const record = join(dir, `${process.pid}-${token}.txt`);
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(record, `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`, { flag: 'wx' });
+      } catch (e) {
+        // A full disk creates the file but not its first line: an empty record would read as a
+        // fresh one (no pid to check) and outlive the next commands; remove it, write nothing.
+        try { rmSync(record, { force: true }); } catch { /* not created */ }
+        throw recordError(e, rels[0]);
+      }
+      t.record = record;
     }
   }
-  if (t.record) appendFileSync(t.record, fresh.join('\n') + '\n');
+  if (t.record) {
+    try { appendFileSync(t.record, fresh.join('\n') + '\n'); } catch (e) { throw recordError(e, fresh[0]); }
+  }
+}
+
+/** Recording a path to commit failed (before the path is written): nothing was changed. */
+function recordError(e: unknown, rel: string | undefined): MemtierError {
+  const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  return new MemtierError(`recording the change for git failed: ${code}${full ? ' (no space left on the disk)' : ''}: nothing was written`, {
+    code: 'io', file: rel ?? PENDING_DIR, cause: e,
+    hint: full ? 'the disk is full: free space and run the command again' : `check that ${PENDING_DIR} is writable`,
+  });
 }
 
 /** The memory files this process changed under `root` since they were last settled. */

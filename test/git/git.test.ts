@@ -79,6 +79,25 @@ describe('git auto-commit', () => {
     expect(readdirSync(join(root, '.git')).some((n) => n.startsWith('index.lock.stale-'))).toBe(true);
   });
 
+  it('recovers HEAD.lock, a branch lock and a temporary index left by a git killed mid-commit (found by the chaos run)', () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    const head = g(root, 'rev-parse', 'HEAD').trim();
+    // What a SIGKILL during `git commit -- PATHS` leaves: each one alone fails every later commit.
+    writeFileSync(join(root, '.git/HEAD.lock'), '');
+    writeFileSync(join(root, '.git/refs/heads/main.lock'), `${head}\n`);
+    writeFileSync(join(root, '.git/next-index-4242.lock'), 'DIRC');
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- new\n');
+    const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), ['MEMORY.md'], 'memtier test: after a killed git');
+    expect(c.recoveredLock).toBe(true);
+    expect(c.committed).toBe(true);
+    for (const l of ['HEAD.lock', 'refs/heads/main.lock', 'next-index-4242.lock']) expect(existsSync(join(root, '.git', l))).toBe(false);
+    // moved aside, never deleted, and out of refs/ (a `main.lock.stale-N` there would read as a branch)
+    expect(readdirSync(join(root, '.git/memtier-stale-locks')).map((n) => n.replace(/\.stale-\d+$/, '')).sort()).toEqual(['HEAD.lock', 'next-index-4242.lock', 'refs%heads%main.lock']);
+    expect(g(root, 'branch', '--format=%(refname:short)').trim()).toBe('main');
+    expect(g(root, 'log', '-1', '--format=%s').trim()).toBe('memtier test: after a killed git');
+    expect(g(root, 'fsck', '--no-dangling')).toBe('');
+  });
+
   it('leaves an index.lock alone while a git process works in the repository', () => {
     const root = repo({ 'MEMORY.md': '# Memory\n' });
     writeFileSync(join(root, '.git/index.lock'), '');

@@ -1,4 +1,5 @@
-import { readFileSync, realpathSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import { isoWeek, localDate } from '../../core/clock.js';
 import type { Check, Finding } from '../types.js';
 import type { Snapshot } from '../../memory/snapshot.js';
@@ -45,18 +46,37 @@ export function totalBytes(snap: Snapshot): number {
   return snap.files.reduce((s, f) => s + f.size, 0) + snap.otherFiles.reduce((s, f) => s + f.size, 0);
 }
 
+/**
+ * Why writing commands would fail before they start: the root (or .memtier/, where the lock goes)
+ * on a read-only filesystem, or without write permission. access(W_OK) reports EROFS even to root.
+ */
+export function notWritable(root: string): { file: string; message: string; fix: string } | undefined {
+  for (const rel of ['.', '.memtier', 'memory']) {
+    const abs = rel === '.' ? root : join(root, rel);
+    if (rel !== '.' && !existsSync(abs)) continue;
+    try {
+      accessSync(abs, constants.W_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EROFS') return { file: rel, message: 'the memory is on a read-only filesystem (EROFS): every writing command fails', fix: 'remount it read-write, or copy the memory somewhere writable' };
+      if (code === 'EACCES' || code === 'EPERM') return { file: rel, message: `no permission to write ${rel === '.' ? 'in the memory root' : rel} (${code}): every writing command fails`, fix: 'check its owner and mode (ls -ld), or run memtier as the user who owns the memory' };
+    }
+  }
+  return undefined;
+}
+
 /** Seed 000's disk-health monitoring. */
 export const check: Check = {
   id: 'disk',
-  description: 'free space on the memory\'s filesystem, total size, largest files, growth per week; warns on a network filesystem',
+  description: 'free space on the memory\'s filesystem, total size, largest files, growth per week; warns on a network filesystem; fails when the memory cannot be written (read-only, no permission)',
   severity: 'warn',
   fixable: false,
   source: 'seed 000 disk health',
   doc: {
-    trigger: 'less than 100 MiB free on the memory\'s filesystem, growth that fills it within a year, or a root on NFS/SMB/sshfs/9p and similar',
+    trigger: 'a memory that cannot be written (read-only filesystem or no write permission: FAIL), less than 100 MiB free on the memory\'s filesystem, growth that fills it within a year, or a root on NFS/SMB/sshfs/9p and similar',
     failing: 'root on an nfs4 mount with 40 MiB free',
     fixed: 'root on a local disk with room to grow (git syncs it between machines)',
-    why: 'a full disk fails every write; on network filesystems file locks and fsync are not reliable, so two agents can corrupt the WAL',
+    why: 'a full disk or a read-only memory fails every write; on network filesystems file locks and fsync are not reliable, so two agents can corrupt the WAL',
   },
   run(snap, env) {
     const out: Finding[] = [];
@@ -86,6 +106,8 @@ export const check: Check = {
     } catch (e) {
       out.push({ check: 'disk', severity: 'info', file: '.', message: `free space unknown: ${(e as Error).message}` });
     }
+    const ro = notWritable(snap.root);
+    if (ro) out.push({ check: 'disk', severity: 'fail', file: ro.file, message: ro.message, fix: ro.fix });
     const m = mountOf(snap.root);
     if (m) figures.filesystem = m.type;
     if (m && NETWORK_FS.has(m.type)) {
