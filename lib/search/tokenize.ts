@@ -23,7 +23,7 @@ export const TOKENIZER_VERSION = 6;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 // a date, a number (with . or , groups), or a word (letters/marks/digits, inner apostrophes)
-const LATIN_TOKEN = /\d{4}-\d{2}-\d{2}|\d+(?:[.,:]\d+)*[\p{L}]*|[\p{L}\p{M}][\p{L}\p{M}\p{N}_]*(?:['’][\p{L}]+)*/gu;
+export const LATIN_TOKEN = /\d{4}-\d{2}-\d{2}|\d+(?:[.,:]\d+)*[\p{L}]*|[\p{L}\p{M}][\p{L}\p{M}\p{N}_]*(?:['’][\p{L}]+)*/gu;
 const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
 const SPLIT_CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+)/u;
 
@@ -124,6 +124,68 @@ export function normalizeWord(w: string): string {
   return t;
 }
 
+/** Each Latin-script word's token ('' when dropped), so an index build normalizes a word once. */
+const tokenCache = new Map<string, string>();
+const TOKEN_CACHE_MAX = 100_000;
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** A raw Latin-script token (a LATIN_TOKEN match) as a term, through the cache. */
+function latinToken(raw: string, out: string[]): void {
+  let t = tokenCache.get(raw);
+  if (t === undefined) {
+    t = raw.charCodeAt(0) <= 57 ? raw.replace(/[.,:]$/, '') : normalizeWord(raw);
+    if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
+    tokenCache.set(raw, t);
+  }
+  if (t) out.push(t);
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+
+/**
+ * LATIN_TOKEN's matches in an ASCII-only string, found without the regular expression (an index
+ * build tokenizes every word of the memory): a date, a number (with . , : groups) and the letters
+ * right after it, or a word (letters, digits, _, and 'letters groups). The same tokens as
+ * matchAll(LATIN_TOKEN) on ASCII (tokenize.test.ts compares them).
+ */
+function asciiTokens(s: string, out: string[]): void {
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    const start = i;
+    if (isDigit(c)) {
+      if (i + 10 <= n && isDigit(s.charCodeAt(i + 1)) && isDigit(s.charCodeAt(i + 2)) && isDigit(s.charCodeAt(i + 3)) && s.charCodeAt(i + 4) === 45 && isDigit(s.charCodeAt(i + 5)) && isDigit(s.charCodeAt(i + 6)) && s.charCodeAt(i + 7) === 45 && isDigit(s.charCodeAt(i + 8)) && isDigit(s.charCodeAt(i + 9))) {
+        i += 10;
+      } else {
+        while (i < n && isDigit(s.charCodeAt(i))) i++;
+        for (;;) {
+          const d = s.charCodeAt(i);
+          if ((d === 46 || d === 44 || d === 58) && i + 1 < n && isDigit(s.charCodeAt(i + 1))) {
+            i += 2;
+            while (i < n && isDigit(s.charCodeAt(i))) i++;
+          } else break;
+        }
+        while (i < n && isLetter(s.charCodeAt(i))) i++;
+      }
+    } else if (isLetter(c)) {
+      i++;
+      for (;;) {
+        const d = s.charCodeAt(i);
+        if (isLetter(d) || isDigit(d) || d === 95) i++;
+        else break;
+      }
+      while (i + 1 < n && s.charCodeAt(i) === 39 && isLetter(s.charCodeAt(i + 1))) {
+        i += 2;
+        while (i < n && isLetter(s.charCodeAt(i))) i++;
+      }
+    } else { i++; continue; }
+    latinToken(s.slice(start, i), out);
+  }
+}
+
 /** Tokens of `text` in order (duplicates kept, for term frequency). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -133,12 +195,8 @@ export function tokenize(text: string): string[] {
     const part = parts[i]!;
     if (!part) continue;
     if (parts.length > 1 && i % 2 === 1) { cjk(part, out); continue; }
-    for (const m of part.matchAll(LATIN_TOKEN)) {
-      const raw = m[0];
-      if (/^\d/.test(raw)) { out.push(raw.replace(/[.,:]$/, '')); continue; }
-      const t = normalizeWord(raw);
-      if (t) out.push(t);
-    }
+    if (!NON_ASCII.test(part)) { asciiTokens(part, out); continue; }
+    for (const m of part.matchAll(LATIN_TOKEN)) latinToken(m[0], out);
   }
   return out;
 }

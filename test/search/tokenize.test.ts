@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cjkMode, setCjkMode, tokenize, queryTokens } from '../../lib/search/tokenize.js';
+import { cjkMode, fold, LATIN_TOKEN, normalizeWord, setCjkMode, tokenize, queryTokens } from '../../lib/search/tokenize.js';
 
 afterEach(() => setCjkMode(undefined));
 
@@ -21,6 +21,28 @@ describe('tokenize: English', () => {
   it('queryTokens are distinct', () => {
     // Porter2: "deploy" and "deployment" share a stem (Porter v1 made them "deploi" and "deploy")
     expect(queryTokens('deploy deploys deploying deployment deployed')).toEqual(['deploy']);
+  });
+});
+
+describe('tokenize: the ASCII scanner', () => {
+  // the regular-expression path, as tokenize ran it for every text before the index build's scanner
+  const byRegex = (text: string): string[] => {
+    const out: string[] = [];
+    for (const m of fold(text).matchAll(LATIN_TOKEN)) {
+      const raw = m[0];
+      const t = /^\d/.test(raw) ? raw.replace(/[.,:]$/, '') : normalizeWord(raw);
+      if (t) out.push(t);
+    }
+    return out;
+  };
+  it('finds the same tokens as LATIN_TOKEN on ASCII text', () => {
+    const cases = ["it's 2026-05-15T10:00, 3.5.1x v2_beta O'Neil's don't 12,000,000ab 1:2:3 a--b _x x_ 2026-5-15 20260-05-15 rock'n'roll 'quoted' end'", 'Deploy the SERVERS at 09:30; 2023-01-01- 1.', ''];
+    // and random strings over the characters the scanner decides on
+    let seed = 7;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const alphabet = "ab Z09-.,:'_x2 \n#!";
+    for (let k = 0; k < 2000; k++) cases.push(Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join(''));
+    for (const c of cases) expect(tokenize(c), JSON.stringify(c)).toEqual(byRegex(c));
   });
 });
 
