@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeClock } from '../core/clock.js';
-import type { Ctx, Logger } from '../core/context.js';
+import type { Ctx, Logger, ProgressSink } from '../core/context.js';
 import { isMemtierError, MemtierError, UsageError } from '../core/errors.js';
 import { isModuleNotFound, lazyImport } from '../core/lazy.js';
 import { assertMemoryRoot, resolveRoot } from '../core/root.js';
@@ -116,9 +116,12 @@ export async function main(p: MainParams): Promise<number> {
     const res = resolveRoot({ flag: args.global.root as string | undefined, env, cwd });
     if (command.needsRoot !== false) assertMemoryRoot(res);
     const quietLog = args.json || args.quiet;
+    // progress only on a terminal (a getter, like interactive: asking loads node:tty)
+    const ttyProgress: ProgressSink = { mode: 'tty', write: (m) => { stderr.write(m ? `\r${m}\x1b[K` : '\r\x1b[K'); } };
     const log: Logger = {
       info: (m) => { if (!quietLog) stderr.write(m + '\n'); },
       warn: (m) => { if (!args.json) stderr.write(`warning: ${m}\n`); },
+      get progress() { return !quietLog && stderr.isTTY === true ? ttyProgress : undefined; },
     };
     // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
     const ctx: Ctx = { root: res.root, clock, log, env, cwd, get interactive() { return !args.json && stderr.isTTY === true; } };

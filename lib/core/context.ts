@@ -8,7 +8,18 @@ export interface Logger {
   /** Progress and notes for a person; goes to stderr, silenced under --json or --quiet. */
   info(msg: string): void;
   warn(msg: string): void;
+  /**
+   * Where a long task (an index build) reports its progress, or absent: nobody should see it (a
+   * pipe, --json, --quiet). The CLI sets it only when stderr is a terminal.
+   */
+  readonly progress?: ProgressSink | undefined;
 }
+
+/**
+ * `tty`: each status replaces the previous one on the same line ('' clears it), written often;
+ * `log`: each status is a line of its own (a log file), written every few seconds.
+ */
+export interface ProgressSink { mode: 'tty' | 'log'; write(line: string): void }
 
 export interface Ctx {
   /** Absolute path of the memory root (the folder holding MEMORY.md). */

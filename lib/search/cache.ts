@@ -4,15 +4,18 @@
  * index-format.ts, the freshness check freshness.ts, the lazy view over a build index-view.ts; this
  * module re-exports what callers use from them.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { stateDirProblem } from '../store/state-dir.js';
+import { classify } from '../format/layout.js';
 import { MemoryIndex, readAndIndex, type IndexView } from './corpus.js';
 import { setCjkMode } from './tokenize.js';
-import { INDEX_DIR, newBuildName, openManifest, readManifest, REBUILD_AT, REBUILD_BYTES, UnitsWriter, writeCache, type DirRow } from './index-format.js';
+import { INDEX_DIR, openManifest, readFileTable, readManifest, REBUILD_AT, REBUILD_BYTES, type DirRow } from './index-format.js';
+import { IndexBuilder } from './index-build.js';
 import { checkFreshness, freshnessSourceFor, scanFiles, type Scan } from './freshness.js';
 import { CachedIndex } from './index-view.js';
+import { buildProgress } from './progress.js';
 
 export * from './index-format.js';
 export * from './freshness.js';
@@ -26,44 +29,68 @@ export function applyTokenizerEnv(env: NodeJS.ProcessEnv): void {
 
 export interface LoadReport { mode: 'cache' | 'built' | 'fresh'; changed: number; files: number }
 
-function buildFrom(ctx: Ctx, scan: Scan): MemoryIndex {
-  const idx = new MemoryIndex([], ctx.root);
-  const progress = ctx.interactive && scan.files.length > 2000;
-  // entries are written to units.json as files are indexed (none kept in memory)
-  let units: { build: string; writer: UnitsWriter } | undefined;
+/**
+ * Build the whole index from the files, streamed into a new cache build (index-build.ts), and
+ * open it; when the cache cannot be written (a read-only memory), an in-memory index instead.
+ * Progress (files done / total, rate, time left) goes to the terminal or `memtier watch`'s log
+ * once the build has taken a second (progress.ts); nothing anywhere else.
+ */
+function buildFrom(ctx: Ctx, scan: Scan): IndexView {
+  const progress = buildProgress(ctx.log.progress ?? freshnessSourceFor(ctx.root)?.progress, scan.files.length, ctx.env);
   try {
-    if (stateDirProblem(ctx.root, 'index')) throw new Error('linked .memtier');
-    const build = newBuildName();
-    mkdirSync(join(ctx.root, INDEX_DIR, build), { recursive: true });
-    units = { build, writer: new UnitsWriter(join(ctx.root, INDEX_DIR, build, 'units.json')) };
-  } catch { units = undefined; /* read-only memory: search without a cache */ }
-  scan.files.forEach((f, i) => {
-    const rec = readAndIndex(ctx.root, f.path);
-    if (rec) {
-      // the scan's stats, taken before the read: a change after them is seen by the next query
-      idx.add({ ...rec, mtimeMs: f.mtimeMs, size: f.size });
-      units?.writer.add(rec.docs);
+    let bytes = 0;
+    for (const f of scan.files) bytes += f.size;
+    let b: IndexBuilder | undefined;
+    try {
+      if (stateDirProblem(ctx.root, 'index')) throw new Error('linked .memtier'); // never written (health reports it)
+      b = new IndexBuilder(ctx.root, bytes);
+    } catch { b = undefined; /* read-only memory: search without a cache */ }
+    if (b) {
+      try {
+        const at = new Map<string, number>();
+        scan.files.forEach((f, i) => {
+          const rec = readAndIndex(ctx.root, f.path);
+          if (rec) {
+            at.set(f.path, b!.paths.length);
+            // the scan's stats, taken before the read: a change after them is seen by the next query
+            b!.addFile(f.path, f.mtimeMs, f.size, rec.docs, classify(f.path));
+          }
+          progress.tick(i + 1);
+        });
+        // this build, opened as any cached one (another builder's swap of the manifest in the
+        // meantime does not remove it for 30 s)
+        const m = b.finish(ctx.root, remapDirs(scan, at, b.paths.length));
+        const ft = readFileTable(ctx.root, m);
+        if (ft) return new CachedIndex(ctx.root, m, ft, b.paths, [], new MemoryIndex());
+      } catch {
+        b.abort();
+      }
     }
-    if (progress && i % 1000 === 0) ctx.log.info(`indexing memory: ${i}/${scan.files.length} files`);
-  });
-  if (units && writeCache(ctx.root, idx, remapDirs(scan, idx), units)) idx.build = units.build;
-  return idx;
+    const idx = new MemoryIndex([], ctx.root);
+    progress.restart();
+    scan.files.forEach((f, i) => {
+      const rec = readAndIndex(ctx.root, f.path);
+      if (rec) idx.add({ ...rec, mtimeMs: f.mtimeMs, size: f.size });
+      progress.tick(i + 1);
+    });
+    return idx;
+  } finally {
+    progress.done();
+  }
 }
 
-/** DirRow first/count in the index's file numbering (files that vanished between scan and read are left out). */
-function remapDirs(scan: Scan, idx: MemoryIndex): DirRow[] {
-  const at = new Map<string, number>();
-  idx.paths.forEach((p, i) => at.set(p, i));
+/** DirRow first/count in the build's file numbering (files that vanished between scan and read are left out). */
+function remapDirs(scan: Scan, at: Map<string, number>, nfiles: number): DirRow[] {
   return scan.dirs.map(([dir, mt, subs, first, count]) => {
     let f = -1;
     let n = 0;
     for (let i = first; i < first + count; i++) { const j = at.get(scan.files[i]!.path); if (j !== undefined) { if (f < 0) f = j; n++; } }
-    return [dir, n === count ? mt : -1, subs, f < 0 ? idx.paths.length : f, n];
+    return [dir, n === count ? mt : -1, subs, f < 0 ? nfiles : f, n];
   });
 }
 
 /** Build the full index from the files, write it to the cache, return it. */
-export function rebuildIndex(ctx: Ctx): MemoryIndex {
+export function rebuildIndex(ctx: Ctx): IndexView {
   applyTokenizerEnv(ctx.env);
   return buildFrom(ctx, scanFiles(ctx.root));
 }

@@ -4,6 +4,7 @@
  * the manifest, or, in a long-running process, a FreshnessSource that knows from file events.
  */
 import { lstatSync, readdirSync } from 'node:fs';
+import type { ProgressSink } from '../core/context.js';
 import { PATHS, ROOT_FILES } from '../format/layout.js';
 import type { FileRecord } from './corpus.js';
 import { statMany } from './statmany.js';
@@ -22,6 +23,8 @@ export interface FreshnessSource {
   /** A changed file, read and indexed (cached until the file changes again). */
   record(rel: string): FileRecord | undefined;
   shared(build: string): SharedBuild;
+  /** Where a build this process runs for a request reports its progress (`memtier watch`'s log). */
+  progress?: ProgressSink | undefined;
 }
 
 let source: FreshnessSource | undefined;

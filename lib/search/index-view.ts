@@ -1,13 +1,14 @@
 /**
  * The lazy view of a cached build: its postings (term shards read on demand), its entries
- * (units.json, per file on demand), masked where files changed, plus an in-memory index of the
- * changed files — one IndexView for the ranking.
+ * (parsed again from a memory file when asked: the file was stat-checked unchanged since the
+ * build), masked where files changed, plus an in-memory index of the changed files — one
+ * IndexView for the ranking.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, type FileInfo, type FileKind, type Tier } from '../format/layout.js';
-import { Doc, MemoryIndex, packInfo, STRIDE, type FileArrays, type IndexView } from './corpus.js';
-import { INDEX_DIR, rowUnit, Shard, StaleBuildError, termHash, type FileTable, type Manifest, type UnitRow } from './index-format.js';
+import { Doc, fileDocsFromText, MemoryIndex, packInfo, STRIDE, type FileArrays, type IndexView } from './corpus.js';
+import { ChangedFileError, INDEX_DIR, Shard, StaleBuildError, termHash, type FileTable, type Manifest } from './index-format.js';
 
 /** What queries of one build can share in a long-running process: term shards and parsed entries. */
 export interface SharedBuild { build: string; shards: Map<number, Shard>; docs: Map<number, Doc[]>; slotFile?: Int32Array }
@@ -185,16 +186,8 @@ export class CachedIndex implements IndexView {
     if (this.masked[file]) return [];
     let d = this.docsCache.get(file);
     if (!d) {
-      const from = this.ft.unitsAt[file]!;
-      const buf = Buffer.allocUnsafe(this.ft.unitsAt[file + 1]! - from);
-      try {
-        const fd = openSync(join(this.root, INDEX_DIR, this.m.build, 'units.json'), 'r');
-        try { if (readSync(fd, buf, 0, buf.length, from) !== buf.length) throw new Error('units.json is short'); } finally { closeSync(fd); }
-      } catch (e) {
-        throw new StaleBuildError(`index build ${this.m.build} vanished: ${(e as Error).message}`);
-      }
-      const info = this.info(file);
-      d = (JSON.parse(buf.toString('utf8')) as UnitRow[]).map((r, i) => new Doc(rowUnit(r, info), i));
+      d = readDocs(this.root, this.paths[file]!, this.ft.mtimeMs[file]!, this.ft.size[file]!);
+      if (d.length !== this.ft.n[file]) throw new ChangedFileError(`${this.paths[file]} does not hold the entries indexed`);
       this.docsCache.set(file, d);
     }
     return d;
@@ -231,3 +224,31 @@ export class PackedInfo implements FileInfo {
   }
 }
 
+
+/**
+ * A cached file's entries, parsed from the file itself (the same read and parse as the build's,
+ * corpus.ts readAndIndex), on the descriptor whose stats are checked against the build's: a file
+ * changed since the freshness check is a ChangedFileError (the query runs again), never entries
+ * that do not match the postings.
+ */
+function readDocs(root: string, rel: string, mtimeMs: number, size: number): Doc[] {
+  let text: string;
+  try {
+    const fd = openSync(join(root, rel), 'r');
+    try {
+      const st = fstatSync(fd);
+      if (st.mtimeMs !== mtimeMs || st.size !== size) throw new ChangedFileError(`${rel} changed since the freshness check`);
+      const buf = Buffer.allocUnsafe(size);
+      for (let o = 0; o < size;) {
+        const r = readSync(fd, buf, o, size - o, o);
+        if (r <= 0) throw new ChangedFileError(`${rel} is shorter than its stats`);
+        o += r;
+      }
+      text = buf.toString('utf8');
+    } finally { closeSync(fd); }
+  } catch (e) {
+    if (e instanceof ChangedFileError) throw e;
+    throw new ChangedFileError(`${rel} cannot be read: ${(e as Error).message}`);
+  }
+  return fileDocsFromText(rel, text.replace(/^\ufeff/, '').replace(/\r\n?/g, '\n'));
+}

@@ -593,13 +593,24 @@ export async function loadIndex(ctx: Ctx): Promise<IndexView> {
   return openIndex(ctx);
 }
 
-/** Run `fn` on the index; if another process replaced the cache mid-read, run it on the files. */
+/**
+ * Run `fn` on the index. A file changed between the freshness check and the read of its entries:
+ * once more on a fresh view (which re-reads that file). Another process replaced the cache
+ * mid-read (or the file changed again): on the files, the cache written again.
+ */
 export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promise<T> {
-  const { openIndex, rebuildIndex, StaleBuildError } = await lazyImport('search/cache.js', () => import('./cache.js'));
+  const { openIndex, rebuildIndex, StaleBuildError, ChangedFileError } = await lazyImport('search/cache.js', () => import('./cache.js'));
   try {
     return fn(openIndex(ctx));
   } catch (e) {
     if (!(e instanceof StaleBuildError)) throw e;
+    if (e instanceof ChangedFileError) {
+      try {
+        return fn(openIndex(ctx));
+      } catch (e2) {
+        if (!(e2 instanceof StaleBuildError)) throw e2;
+      }
+    }
     return fn(rebuildIndex(ctx)); // built from the files, and the cache written again
   }
 }

@@ -4,6 +4,7 @@
  * from the tree's changes, so a query served by `memtier watch` costs the changed files only.
  */
 import { statSync } from 'node:fs';
+import type { ProgressSink } from '../core/context.js';
 import { join } from 'node:path';
 import { INDEX_DIR, type FileTable, type Freshness, type FreshnessSource, type Manifest, type OpenManifest, type SharedBuild } from '../search/cache.js';
 import { readAndIndex, type FileRecord } from '../search/corpus.js';
@@ -19,6 +20,9 @@ export class WatchedFreshness implements FreshnessSource {
   private readonly records = new Map<string, { gen: number; rec: FileRecord | undefined }>();
   private opened: { key: string; o: OpenManifest | undefined } | undefined;
   private sharedBuild: SharedBuild | undefined;
+
+  /** Set by warmMemory: index builds log their progress to the server's log. */
+  progress: ProgressSink | undefined;
 
   constructor(readonly tree: WatchedTree) {}
 

@@ -28,7 +28,11 @@ export async function warmMemory(ctx: Ctx, opts: { burstLimit?: number | undefin
     tree.close();
     throw new MemtierError(`cannot watch the memory: ${(e as Error).message}`, { code: 'watch-failed', file: ctx.root, cause: e });
   }
-  setFreshnessSource(new WatchedFreshness(tree));
+  const fresh = new WatchedFreshness(tree);
+  // a build for a request logs its progress as lines (the server's stderr is its log); the
+  // first build below shows it on the terminal when run in one
+  fresh.progress = { mode: 'log', write: (line) => { if (line) ctx.log.info(line); } };
+  setFreshnessSource(fresh);
   const close = (): void => { setFreshnessSource(undefined); tree.close(); };
   try {
     // builds the cache when there is none

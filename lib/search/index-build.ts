@@ -1,0 +1,238 @@
+/**
+ * The index cache's writer (the format is index-format.ts): a build streamed file by file, so its
+ * memory stays bounded whatever the memory's size. Each file is read, indexed and let go; its
+ * postings go to one of B term buckets (termHash % B), and a bucket's buffer is appended to its
+ * spill file in the build folder whenever it fills. At the end the number of shards S (a power of
+ * two, a multiple of B) is chosen from the postings counted, and each bucket in turn is read back,
+ * grouped by term (a counting sort, slots stay ascending) and written as its S / B shards
+ * (termHash % S ≡ bucket mod B), then removed. What stays in memory: the term dictionary, one
+ * bucket's postings while its shards are written, and the per-file and per-entry numbers of
+ * files.bin. Errors are the caller's (a cache is optional: cache.ts then builds in memory).
+ */
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { classify, type FileInfo } from '../format/layout.js';
+import { packInfo, type Doc } from './corpus.js';
+import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, termHash, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
+
+/** Term buckets at most (each a spill file while building). */
+const MAX_BUCKETS = 64;
+/** Postings a bucket buffers before it is appended to its spill file. */
+const BUCKET_POSTINGS = 16 * 1024;
+/** Most shards a build is split into. */
+const MAX_SHARDS = 4096;
+
+function pow2AtLeast(x: number, cap: number): number {
+  let p = 1;
+  while (p < cap && p < x) p *= 2;
+  return p;
+}
+
+class Grow<T extends Int32Array | Float64Array> {
+  n = 0;
+  constructor(public a: T, private readonly make: (n: number) => T) {}
+  push(v: number): void {
+    if (this.n === this.a.length) { const g = this.make(this.a.length * 2); g.set(this.a); this.a = g; }
+    this.a[this.n++] = v;
+  }
+  view(): T { return this.a.subarray(0, this.n) as T; }
+}
+
+const i32 = (n: number): Int32Array => new Int32Array(n);
+const f64 = (n: number): Float64Array => new Float64Array(n);
+
+export class IndexBuilder {
+  readonly build = newBuildName();
+  readonly dir: string;
+  N = 0;
+  totalLen = 0;
+  slots = 0;
+  readonly paths: string[] = [];
+  private readonly B: number;
+  private readonly termIds = new Map<string, number>();
+  private readonly bucketTerms: string[][];
+  /** Per bucket: (local term id, slot, tf << 1 | tag) triples not yet spilled. */
+  private readonly buf: Int32Array[];
+  private readonly fill: Int32Array;
+  private readonly spilled: number[];
+  private readonly fds: (number | undefined)[];
+  private postings = 0;
+  private readonly mtime = new Grow(f64(1024), f64);
+  private readonly size = new Grow(f64(1024), f64);
+  private readonly nEntries = new Grow(i32(1024), i32);
+  private readonly fileLen = new Grow(i32(1024), i32);
+  private readonly info = new Grow(i32(1024), i32);
+  private readonly entryLen = new Grow(i32(4096), i32);
+  private readonly kinds: Manifest['kinds'] = [];
+  private readonly kindAt = new Map<string, number>();
+
+  /** `estBytes`: the memory's size, to size the buckets (small memories get few). */
+  constructor(root: string, estBytes: number) {
+    this.dir = join(root, INDEX_DIR, this.build);
+    mkdirSync(this.dir, { recursive: true });
+    // about one posting per 9 bytes of markdown
+    this.B = pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
+    this.bucketTerms = Array.from({ length: this.B }, () => []);
+    this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
+    this.fill = new Int32Array(this.B);
+    this.spilled = new Array<number>(this.B).fill(0);
+    this.fds = new Array<number | undefined>(this.B).fill(undefined);
+  }
+
+  /** Index one file's entries (their computed terms are dropped once read). */
+  addFile(path: string, mtimeMs: number, size: number, docs: Doc[], info: FileInfo = classify(path)): void {
+    const first = this.slots;
+    let flen = 0;
+    for (const d of docs) {
+      const len = d.len;
+      const slot = first + d.pos;
+      flen += len;
+      this.entryLen.push(len);
+      const tags = d.tagTerms;
+      for (const [t, tf] of d.tf) this.post(t, slot, (tf << 1) | (tags.has(t) ? 1 : 0));
+      d.forget();
+    }
+    this.paths.push(path);
+    this.mtime.push(mtimeMs);
+    this.size.push(size);
+    this.nEntries.push(docs.length);
+    this.fileLen.push(flen);
+    this.info.push(packInfo(info, this.kinds, this.kindAt));
+    this.slots += docs.length;
+    this.N += docs.length;
+    this.totalLen += flen;
+  }
+
+  private post(term: string, slot: number, v: number): void {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      const b = termHash(term) & (this.B - 1);
+      id = this.bucketTerms[b]!.length * this.B + b;
+      this.bucketTerms[b]!.push(term);
+      this.termIds.set(term, id);
+    }
+    const b = id & (this.B - 1);
+    let buf = this.buf[b]!;
+    let k = this.fill[b]!;
+    if (k === buf.length) {
+      if (buf.length < BUCKET_POSTINGS * 3) {
+        const g = new Int32Array(Math.min(BUCKET_POSTINGS * 3, Math.max(3 * 256, buf.length * 2)));
+        g.set(buf);
+        this.buf[b] = buf = g;
+      } else { this.spill(b); k = 0; }
+    }
+    buf[k] = (id - b) / this.B; buf[k + 1] = slot; buf[k + 2] = v;
+    this.fill[b] = k + 3;
+    this.postings++;
+  }
+
+  private spill(b: number): void {
+    let fd = this.fds[b];
+    if (fd === undefined) this.fds[b] = fd = openSync(join(this.dir, `spill-${b}.tmp`), 'w+');
+    const buf = this.buf[b]!;
+    const bytes = Buffer.from(buf.buffer, buf.byteOffset, this.fill[b]! * 4);
+    for (let o = 0; o < bytes.length;) o += writeSync(fd, bytes, o);
+    this.spilled[b]! += this.fill[b]!;
+    this.fill[b] = 0;
+  }
+
+  /** Bucket b's triples: its spill file read back, then what is still buffered. */
+  private bucket(b: number): Int32Array {
+    const fd = this.fds[b];
+    const all = new Int32Array(this.spilled[b]! + this.fill[b]!);
+    if (fd !== undefined) {
+      const bytes = Buffer.from(all.buffer, 0, this.spilled[b]! * 4);
+      for (let o = 0; o < bytes.length;) {
+        const r = readSync(fd, bytes, o, bytes.length - o, o);
+        if (r <= 0) throw new Error('index spill file is short');
+        o += r;
+      }
+      closeSync(fd);
+      this.fds[b] = undefined;
+      unlinkSync(join(this.dir, `spill-${b}.tmp`));
+    }
+    all.set(this.buf[b]!.subarray(0, this.fill[b]!), this.spilled[b]!);
+    this.buf[b] = new Int32Array(0);
+    return all;
+  }
+
+  /** Write the shards and files.bin, then point the manifest at this build. */
+  finish(root: string, dirs: DirRow[]): Manifest {
+    const S = Math.max(this.B, pow2AtLeast(this.postings / SHARD_POSTINGS, MAX_SHARDS));
+    const per = S / this.B;
+    for (let b = 0; b < this.B; b++) {
+      const terms = this.bucketTerms[b]!;
+      const triples = this.bucket(b);
+      // counting sort by term (stable: each term's slots stay ascending)
+      const start = new Int32Array(terms.length + 1);
+      for (let k = 0; k < triples.length; k += 3) start[triples[k]! + 1]!++;
+      for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
+      const at = start.slice(0, terms.length);
+      const pairs = new Int32Array((triples.length / 3) * 2);
+      for (let k = 0; k < triples.length; k += 3) { const o = at[triples[k]!]!++ * 2; pairs[o] = triples[k + 1]!; pairs[o + 1] = triples[k + 2]!; }
+      // the bucket's terms by shard
+      const byShard: number[][] = Array.from({ length: per }, () => []);
+      for (let t = 0; t < terms.length; t++) byShard[Math.floor((termHash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
+      for (let j = 0; j < per; j++) {
+        const ids = byShard[j]!;
+        const enc = ids.map((t) => Buffer.from(terms[t]!, 'utf8'));
+        let n = 0;
+        let tableBytes = 0;
+        for (let x = 0; x < ids.length; x++) { n += start[ids[x]! + 1]! - start[ids[x]!]!; tableBytes += 10 + enc[x]!.length; }
+        const body = Buffer.allocUnsafe(n * 10);
+        const table = Buffer.allocUnsafe(tableBytes);
+        let p = 0;
+        let tAt = 0;
+        for (let x = 0; x < ids.length; x++) {
+          const t = ids[x]!;
+          table.writeUInt32LE(p, tAt);
+          table.writeUInt32LE(start[t + 1]! - start[t]!, tAt + 4);
+          table.writeUInt16LE(enc[x]!.length, tAt + 8);
+          enc[x]!.copy(table, tAt + 10);
+          tAt += 10 + enc[x]!.length;
+          let prev = 0;
+          for (let k = start[t]! * 2, end = start[t + 1]! * 2; k < end; k += 2) {
+            p = putVarint(body, p, pairs[k]! - prev);
+            prev = pairs[k]!;
+            p = putVarint(body, p, pairs[k + 1]!);
+          }
+        }
+        const head = Buffer.alloc(8);
+        head.writeUInt32LE(ids.length, 0);
+        head.writeUInt32LE(8 + p, 4);
+        writeFileSync(join(this.dir, `t-${b + j * this.B}.bin`), Buffer.concat([head, body.subarray(0, p), table]));
+      }
+    }
+    const nf = this.paths.length;
+    const ft = Buffer.alloc(fileTableBytes(nf, this.slots));
+    const f = new Float64Array(ft.buffer, ft.byteOffset, 2 * nf);
+    f.set(this.mtime.view(), 0);
+    f.set(this.size.view(), nf);
+    const i = new Int32Array(ft.buffer, ft.byteOffset + 16 * nf, 3 * nf + this.slots);
+    i.set(this.nEntries.view(), 0);
+    i.set(this.fileLen.view(), nf);
+    i.set(this.info.view(), 2 * nf);
+    i.set(this.entryLen.view(), 3 * nf);
+    writeFileSync(join(this.dir, 'files.bin'), ft);
+    const m: Manifest = { v: CACHE_VERSION, tok: tokenizerKey(), build: this.build, shards: S, N: this.N, totalLen: this.totalLen, slots: this.slots, nfiles: nf, paths: this.paths.join('\n'), dirs, kinds: this.kinds };
+    const idxDir = join(root, INDEX_DIR);
+    const tmp = join(idxDir, `manifest.json.${this.build}.tmp`);
+    writeFileSync(tmp, JSON.stringify(m));
+    renameSync(tmp, join(idxDir, 'manifest.json'));
+    // remove other builds, but not one another process may still be writing or reading (< 30 s
+    // old); a reader whose build vanished anyway falls back to the files and rebuilds
+    const now = Date.now();
+    for (const d of readdirSync(idxDir)) {
+      if (d === this.build || !/^b[0-9a-z]+$/.test(d)) continue;
+      const st = statSync(join(idxDir, d), NOENT);
+      if (st && now - st.mtimeMs > 30_000) rmSync(join(idxDir, d), { recursive: true, force: true });
+    }
+    return m;
+  }
+
+  /** Give up: close the spill files and remove the build folder. */
+  abort(): void {
+    for (const fd of this.fds) if (fd !== undefined) try { closeSync(fd); } catch { /* ignore */ }
+    try { rmSync(this.dir, { recursive: true, force: true }); } catch { /* ignore */ }
+  }
+}
