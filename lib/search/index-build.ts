@@ -66,12 +66,15 @@ export class IndexBuilder {
   private readonly kinds: Manifest['kinds'] = [];
   private readonly kindAt = new Map<string, number>();
 
-  /** `estBytes`: the memory's size, to size the buckets (small memories get few). */
-  constructor(root: string, estBytes: number) {
+  private readonly bucketCap: number;
+
+  /** `estBytes`: the memory's size, to size the buckets (small memories get few); `opts` for tests. */
+  constructor(root: string, estBytes: number, opts: { buckets?: number; bucketPostings?: number } = {}) {
+    this.bucketCap = 3 * (opts.bucketPostings ?? BUCKET_POSTINGS);
     this.dir = join(root, INDEX_DIR, this.build);
     mkdirSync(this.dir, { recursive: true });
     // about one posting per 9 bytes of markdown
-    this.B = pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
+    this.B = opts.buckets ?? pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
     this.bucketTerms = Array.from({ length: this.B }, () => []);
     this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
     this.fill = new Int32Array(this.B);
@@ -115,8 +118,8 @@ export class IndexBuilder {
     let buf = this.buf[b]!;
     let k = this.fill[b]!;
     if (k === buf.length) {
-      if (buf.length < BUCKET_POSTINGS * 3) {
-        const g = new Int32Array(Math.min(BUCKET_POSTINGS * 3, Math.max(3 * 256, buf.length * 2)));
+      if (buf.length < this.bucketCap) {
+        const g = new Int32Array(Math.min(this.bucketCap, Math.max(3 * 256, buf.length * 2)));
         g.set(buf);
         this.buf[b] = buf = g;
       } else { this.spill(b); k = 0; }
