@@ -4,7 +4,7 @@
  * Generates a deterministic synthetic memory (English with about 10 % Chinese; episodic days
  * plus semantic and procedural notes with frontmatter) and measures, on this machine:
  * - bare `node -e ''` start (median of --runs spawns), interleaved with the cold searches;
- * - full index build (in a child process: time and peak RSS);
+ * - full index build (in a child process: time and peak RSS) and the index's size on disk;
  * - cold whole-process `memtier search` (median of --runs spawns over different queries);
  * - warm in-process query (index loaded; median over 50 queries) and a warm `search()` call
  *   including the freshness check (stat of every file);
@@ -24,7 +24,7 @@
  * of a build is listed again by every query (see cache.ts), which a real memory never is.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -155,6 +155,8 @@ function timed(args: string[], env: NodeJS.ProcessEnv): { ms: number; out: strin
 export interface PerfReport {
   notes: number; files: number; bytes: number; entries: number; runs: number;
   bareNodeMs: number; buildMs: number; buildPeakRssMb: number;
+  /** The index cache's bytes on disk (file sizes), and that over the markdown's bytes. */
+  indexBytes: number; indexRatio: number;
   coldSearchMs: number; coldSearchRatio: number; coldPeakRssMb: number;
   warmQueryMs: number; warmSearchMs: number; editReflectMs: number;
   /** ripgrep's unranked scan (median), null when rg is not installed. */
@@ -236,6 +238,13 @@ async function measureWatch(bin: string, dir: string, env: NodeJS.ProcessEnv, ru
   }
 }
 
+/** Bytes of the files under `dir` (their sizes, not the blocks they take). */
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+  return n;
+}
+
 function hasRipgrep(env: NodeJS.ProcessEnv): boolean {
   const r = spawnSync('rg', ['--version'], { env, encoding: 'utf8' });
   return r.status === 0;
@@ -258,6 +267,7 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const buildScript = `import('${join(distSearch, 'cache.js').replace(/\\/g, '/')}').then(async (c) => { const { makeClock } = await import('${join(distSearch, '..', 'core', 'clock.js').replace(/\\/g, '/')}'); const t = performance.now(); c.rebuildIndex({ root: ${JSON.stringify(dir)}, clock: makeClock({ now: '2026-05-15T14:30:00Z', tz: 'UTC' }), log: { info() {}, warn() {} }, env: {}, cwd: ${JSON.stringify(dir)}, interactive: false }); console.log(JSON.stringify({ ms: performance.now() - t, rss: process.resourceUsage().maxRSS })); })`;
     ctx.log.info('building the index');
     const b = JSON.parse(timed(['-e', buildScript], env).out.trim().split('\n').pop() ?? '{}') as { ms: number; rss: number };
+    const indexBytes = dirBytes(join(dir, '.memtier', 'index'));
     // cold whole-process searches
     const queries = ['docker deploy failed', 'postgres backup restore', '部署 失败', 'billing invoice customer', 'kubernetes helm chart', 'coffee morning habit', 'rollback release version', '数据库 备份', 'flight hotel budget', 'alert dashboard latency'];
     // bare node and cold searches interleaved, so machine load hits both alike
@@ -313,7 +323,7 @@ export async function runPerf(ctx: Ctx, o: { notes: number; runs: number; dir?: 
     const watch = await measureWatch(bin, dir, serverEnv, o.runs, queries, rg);
     return {
       notes: o.notes, files: stats.files, bytes: stats.bytes, entries: stats.entries, runs: o.runs,
-      bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024),
+      bareNodeMs: r1(bare), buildMs: r1(b.ms), buildPeakRssMb: r1(b.rss / 1024), indexBytes, indexRatio: Math.round((indexBytes / stats.bytes) * 100) / 100,
       coldSearchMs: r1(coldMs), coldSearchRatio: Math.round((coldMs / bare) * 100) / 100, coldPeakRssMb: r1(coldRss / 1024),
       warmQueryMs: Math.round(median(warm) * 100) / 100, warmSearchMs: r1(median(warmSearch)), editReflectMs: found ? r1(edit) : -1,
       ripgrepMs: rg ? r1(median(rgRuns)) : null,
@@ -357,7 +367,7 @@ const searchPart = async (ctx: Ctx, args: Args, _io: Io): Promise<CommandResult>
     const text = [
       `synthetic memory: ${rep.files} files, ${(rep.bytes / 1e6).toFixed(1)} MB, ${rep.entries} entries`,
       `bare node start        ${rep.bareNodeMs} ms (median of ${runs})`,
-      `index build            ${rep.buildMs} ms, peak RSS ${rep.buildPeakRssMb} MB`,
+      `index build            ${rep.buildMs} ms, peak RSS ${rep.buildPeakRssMb} MB; on disk ${(rep.indexBytes / 1e6).toFixed(1)} MB = ${rep.indexRatio}× the markdown`,
       `cold search (process)  ${rep.coldSearchMs} ms = ${rep.coldSearchRatio}× bare node, peak RSS ${rep.coldPeakRssMb} MB`,
       `warm query             ${rep.warmQueryMs} ms (index loaded); search() with freshness check ${rep.warmSearchMs} ms`,
       `one-file edit visible  ${rep.editReflectMs} ms`,

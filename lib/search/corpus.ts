@@ -2,7 +2,7 @@
  * The index as the ranking sees it (IndexView), and its in-memory implementation built from
  * files. The on-disk cache (lib/search/index-view.ts) implements the same view lazily: postings of
  * the query's terms from binary term shards, entries of the few files that reach the final
- * ranking from the build's units.json (those files were stat-checked unchanged since the build).
+ * ranking parsed again from the files themselves (stat-checked unchanged since the build).
  *
  * Postings are flat number arrays, five numbers per occurrence: file, pos (entry index in the
  * file), tf (weighted), len (the entry's weighted length), tag (1 when the term is a tag).
