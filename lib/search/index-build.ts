@@ -13,12 +13,13 @@ import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSy
 import { join } from 'node:path';
 import { classify, type FileInfo } from '../format/layout.js';
 import { packInfo, type Doc } from './corpus.js';
+import { own } from './tokenize.js';
 import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, termHash, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
 
 /** Term buckets at most (each a spill file while building). */
 const MAX_BUCKETS = 64;
 /** Postings a bucket buffers before it is appended to its spill file. */
-const BUCKET_POSTINGS = 16 * 1024;
+const BUCKET_POSTINGS = 8 * 1024;
 /** Most shards a build is split into. */
 const MAX_SHARDS = 4096;
 
@@ -109,6 +110,7 @@ export class IndexBuilder {
   private post(term: string, slot: number, v: number): void {
     let id = this.termIds.get(term);
     if (id === undefined) {
+      term = own(term); // the dictionary keeps no file's text alive through a slice
       const b = termHash(term) & (this.B - 1);
       id = this.bucketTerms[b]!.length * this.B + b;
       this.bucketTerms[b]!.push(term);
@@ -139,12 +141,14 @@ export class IndexBuilder {
     this.fill[b] = 0;
   }
 
-  /** Bucket b's triples: its spill file read back, then what is still buffered. */
-  private bucket(b: number): Int32Array {
+  /** Bucket b's triples (into `into`, grown when short): its spill file read back, then what is still buffered. */
+  private bucket(b: number, into: Int32Array): Int32Array {
+    // (a view of `into` when it is long enough)
     const fd = this.fds[b];
-    const all = new Int32Array(this.spilled[b]! + this.fill[b]!);
+    const n = this.spilled[b]! + this.fill[b]!;
+    const all = into.length >= n ? into.subarray(0, n) : new Int32Array(n);
     if (fd !== undefined) {
-      const bytes = Buffer.from(all.buffer, 0, this.spilled[b]! * 4);
+      const bytes = Buffer.from(all.buffer, all.byteOffset, this.spilled[b]! * 4);
       for (let o = 0; o < bytes.length;) {
         const r = readSync(fd, bytes, o, bytes.length - o, o);
         if (r <= 0) throw new Error('index spill file is short');
@@ -163,47 +167,55 @@ export class IndexBuilder {
   finish(root: string, dirs: DirRow[]): Manifest {
     const S = Math.max(this.B, pow2AtLeast(this.postings / SHARD_POSTINGS, MAX_SHARDS));
     const per = S / this.B;
+    // scratch arrays reused from bucket to bucket and shard to shard (garbage buffers are collected late)
+    let triplesBuf: Int32Array = new Int32Array(0);
+    let pairs = new Int32Array(0);
+    let out = Buffer.allocUnsafe(64 * 1024);
     for (let b = 0; b < this.B; b++) {
       const terms = this.bucketTerms[b]!;
-      const triples = this.bucket(b);
+      const triples = this.bucket(b, triplesBuf);
+      if (triples.buffer !== triplesBuf.buffer) triplesBuf = triples;
       // counting sort by term (stable: each term's slots stay ascending)
       const start = new Int32Array(terms.length + 1);
       for (let k = 0; k < triples.length; k += 3) start[triples[k]! + 1]!++;
       for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
       const at = start.slice(0, terms.length);
-      const pairs = new Int32Array((triples.length / 3) * 2);
+      if (pairs.length < (triples.length / 3) * 2) pairs = new Int32Array((triples.length / 3) * 2);
       for (let k = 0; k < triples.length; k += 3) { const o = at[triples[k]!]!++ * 2; pairs[o] = triples[k + 1]!; pairs[o + 1] = triples[k + 2]!; }
       // the bucket's terms by shard
       const byShard: number[][] = Array.from({ length: per }, () => []);
       for (let t = 0; t < terms.length; t++) byShard[Math.floor((termHash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
       for (let j = 0; j < per; j++) {
         const ids = byShard[j]!;
-        const enc = ids.map((t) => Buffer.from(terms[t]!, 'utf8'));
         let n = 0;
         let tableBytes = 0;
-        for (let x = 0; x < ids.length; x++) { n += start[ids[x]! + 1]! - start[ids[x]!]!; tableBytes += 10 + enc[x]!.length; }
-        const body = Buffer.allocUnsafe(n * 10);
-        const table = Buffer.allocUnsafe(tableBytes);
-        let p = 0;
-        let tAt = 0;
+        for (const t of ids) { n += start[t + 1]! - start[t]!; tableBytes += 10 + 3 * terms[t]!.length; }
+        const need = 8 + n * 10 + tableBytes;
+        if (out.length < need) out = Buffer.allocUnsafe(Math.max(need, out.length * 2));
+        let p = 8;
+        const offs = new Array<number>(ids.length);
         for (let x = 0; x < ids.length; x++) {
           const t = ids[x]!;
-          table.writeUInt32LE(p, tAt);
-          table.writeUInt32LE(start[t + 1]! - start[t]!, tAt + 4);
-          table.writeUInt16LE(enc[x]!.length, tAt + 8);
-          enc[x]!.copy(table, tAt + 10);
-          tAt += 10 + enc[x]!.length;
+          offs[x] = p - 8;
           let prev = 0;
           for (let k = start[t]! * 2, end = start[t + 1]! * 2; k < end; k += 2) {
-            p = putVarint(body, p, pairs[k]! - prev);
+            p = putVarint(out, p, pairs[k]! - prev);
             prev = pairs[k]!;
-            p = putVarint(body, p, pairs[k + 1]!);
+            p = putVarint(out, p, pairs[k + 1]!);
           }
         }
-        const head = Buffer.alloc(8);
-        head.writeUInt32LE(ids.length, 0);
-        head.writeUInt32LE(8 + p, 4);
-        writeFileSync(join(this.dir, `t-${b + j * this.B}.bin`), Buffer.concat([head, body.subarray(0, p), table]));
+        const tableAt = p;
+        for (let x = 0; x < ids.length; x++) {
+          const t = ids[x]!;
+          out.writeUInt32LE(offs[x]!, p);
+          out.writeUInt32LE(start[t + 1]! - start[t]!, p + 4);
+          const len = out.write(terms[t]!, p + 10, 'utf8');
+          out.writeUInt16LE(len, p + 8);
+          p += 10 + len;
+        }
+        out.writeUInt32LE(ids.length, 0);
+        out.writeUInt32LE(tableAt, 4);
+        writeFileSync(join(this.dir, `t-${b + j * this.B}.bin`), out.subarray(0, p));
       }
     }
     const nf = this.paths.length;

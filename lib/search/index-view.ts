@@ -183,7 +183,7 @@ export class CachedIndex implements IndexView {
 
   fileDocs(file: number): Doc[] {
     if (file >= this.base) return this.fresh.fileDocs(file - this.base);
-    if (this.masked[file]) return [];
+    if (this.masked[file] || this.ft.n[file] === 0) return [];
     let d = this.docsCache.get(file);
     if (!d) {
       d = readDocs(this.root, this.paths[file]!, this.ft.mtimeMs[file]!, this.ft.size[file]!);

@@ -130,13 +130,22 @@ const TOKEN_CACHE_MAX = 100_000;
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
+/**
+ * `s` as a string of its own: V8 makes a long slice a view into its parent, so a term or cache
+ * key kept from a slice would keep the whole text it was cut from (an index build's dictionary
+ * would hold every file's text). Concatenating and slicing again leaves a parent one character longer.
+ */
+export function own(s: string): string {
+  return (' ' + s).slice(1);
+}
+
 /** A raw Latin-script token (a LATIN_TOKEN match) as a term, through the cache. */
 function latinToken(raw: string, out: string[]): void {
   let t = tokenCache.get(raw);
   if (t === undefined) {
-    t = raw.charCodeAt(0) <= 57 ? raw.replace(/[.,:]$/, '') : normalizeWord(raw);
+    t = own(raw.charCodeAt(0) <= 57 ? raw.replace(/[.,:]$/, '') : normalizeWord(raw));
     if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
-    tokenCache.set(raw, t);
+    tokenCache.set(own(raw), t);
   }
   if (t) out.push(t);
 }
