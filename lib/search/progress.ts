@@ -17,7 +17,9 @@ export interface BuildProgress {
 }
 
 const AFTER_MS = 1000;
-const nf = new Intl.NumberFormat('en-US');
+/** 12,345 (an Intl.NumberFormat costs milliseconds to create: only once a build shows progress). */
+let nfmt: Intl.NumberFormat | undefined;
+const nf = { format: (n: number): string => (nfmt ??= new Intl.NumberFormat('en-US')).format(n) };
 
 export function buildProgress(sink: ProgressSink | undefined, total: number, env: NodeJS.ProcessEnv = {}, now: () => number = () => performance.now()): BuildProgress {
   if (!sink) return { tick() {}, restart() {}, done() {} };
