@@ -90,6 +90,8 @@ export const command: CommandSpec = {
     'range (a query that is only a time lists it); near-duplicates are folded. Each result says why it is there (via).',
     'English is stemmed with stop words dropped; Chinese/Japanese are segmented into words (Intl.Segmenter, bigrams without ICU).',
     '--explain prints every factor. --record counts the results as recalled (for an agent searching on its own behalf).',
+    'The first search builds the index (.memtier/index); a build longer than a second shows its progress (files done /',
+    'total, rate, time left) when stderr is a terminal, and nothing in a pipe or with --json / --quiet.',
   ].join('\n'),
   flags: [
     { name: 'k', type: 'number', value: 'N', description: 'number of results', default: 10 },
