@@ -4,7 +4,6 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
-import { compileRegexpsNatively } from '../core/regexp.js';
 import { runClassify } from '../lifecycle/classify.js';
 
 export const command: CommandSpec = {
@@ -20,7 +19,6 @@ rewritten in place (id, time and words kept; [TYPE] and #tags added); entries of
   flags: [{ name: 'apply', type: 'boolean', description: 'rewrite the lines of memtier\'s logs' }],
   examples: ['memtier classify', 'memtier classify --apply --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
-    compileRegexpsNatively();
     const r = runClassify(ctx, { apply: flagBool(args, 'apply') });
     const lines = [r.message];
     for (const p of r.placed) lines.push(`  ${p.path}:${p.line} ${p.type ? `[${p.type}]` : ''}${p.tags.map((t) => ` #${t}`).join('')} ← ${p.text.slice(0, 100)}${p.rule ? ` (${p.rule})` : ''}${p.rewritten ? '' : ' (not rewritten: a person\'s note)'}`);

@@ -7,7 +7,6 @@ import { flagBool, flagList, flagString } from '../cli/spec.js';
 import { readInputFile, readMessages, readStdin } from '../cli/stdin.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { compileRegexpsNatively } from '../core/regexp.js';
 import type { Captured } from '../capture/capture.js';
 import { extract, type Message, type Skip } from '../capture/extract.js';
 import { PATHS } from '../format/layout.js';
@@ -122,7 +121,6 @@ a secret never echoed) exits 2 and writes nothing; --apply writes the items thro
       messages = [{ role: 'user', content: text }];
       roles = ['user'];
     }
-    compileRegexpsNatively();
     const ex = extract(messages, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary, roles });
     const apply = flagBool(args, 'apply');
     // selective capture loads the search index: only when something is written
