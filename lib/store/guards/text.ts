@@ -10,10 +10,53 @@ export const MAX_ENTRY_BYTES = 16 * 1024;
 
 // C0 controls except TAB and LF (CR is normalized away first), DEL, C1 controls.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** A whole terminal escape sequence: CSI (ESC [ … final byte, or C1 CSI) and OSC (ESC ] … BEL or ESC \\). */
+const ANSI = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
+/** Bidi embedding, override and isolate controls (U+202A-202E, U+2066-2069): text that displays in another order than it reads. */
+export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 
-/** Normalize text for writing: CRLF/CR → LF, strip control characters (NUL included). */
+/**
+ * Normalize text for writing: CRLF/CR → LF, terminal escape sequences removed whole
+ * (`ESC[31m` leaves nothing behind), other control characters (NUL included) stripped.
+ */
 export function sanitizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '');
+}
+
+/**
+ * Refuse text holding a bidi control (rule `bidi-control`, "Trojan Source"): a right-to-left
+ * override makes a line display differently from what it says, in an editor, a terminal or a
+ * prompt. Right-to-left text itself (Hebrew, Arabic) and the marks U+200E/U+200F are fine.
+ */
+export function assertNoBidiControls(text: string, file: string): void {
+  const m = new RegExp(BIDI_CONTROL.source, 'g').exec(text);
+  if (!m) return;
+  const line = text.slice(0, m.index).split('\n').length;
+  const cp = `U+${m[0].charCodeAt(0).toString(16).toUpperCase()}`;
+  throw new MemtierError(`refused: the text holds a bidi control character (${cp}), which makes it display in another order than it reads`, {
+    code: 'text',
+    rule: 'bidi-control',
+    file,
+    line,
+    hint: 'remove the embedding/override/isolate characters (U+202A-202E, U+2066-2069); right-to-left text itself is fine',
+  });
+}
+
+/**
+ * Text shown on a terminal: control characters (ESC included, so no escape sequence reaches the
+ * terminal), and bidi controls appear as visible `\\u001b`-style escapes. TAB and LF are kept.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text)
+    // eslint-disable-next-line no-control-regex
+    ? text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
+}
+
+/** JSON output: the same string values, with bidi controls written as `\\u202e` escapes (JSON.stringify escapes the C0 controls itself). */
+export function printableJson(json: string): string {
+  return /[\u202a-\u202e\u2066-\u2069\u0080-\u009f]/.test(json) ? json.replace(/[\u202a-\u202e\u2066-\u2069\u0080-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
