@@ -42,21 +42,37 @@ export function assertNoBidiControls(text: string, file: string): void {
   });
 }
 
+/** Is this UTF-16 code unit shown escaped: C0 controls but TAB and LF, DEL, C1 controls, bidi controls? */
+function hidden(c: number): boolean {
+  return (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/** Replace the code units `hidden` selects (and, with `alsoC0` false, only non-C0 ones) by `\\uXXXX`. */
+function escapeHidden(text: string, alsoC0: boolean): string {
+  // a plain loop, no regular expression: this runs on every command's output, also in a process
+  // that changed V8's regexp flags (lib/core/regexp.ts) after its patterns were first compiled
+  let out: string | undefined;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!hidden(c) || (!alsoC0 && c < 0x20)) continue;
+    out = (out ?? '') + text.slice(from, i) + `\\u${c.toString(16).padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return out === undefined ? text : out + text.slice(from);
+}
+
 /**
  * Text shown on a terminal: control characters (ESC included, so no escape sequence reaches the
  * terminal), and bidi controls appear as visible `\\u001b`-style escapes. TAB and LF are kept.
  */
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text)
-    // eslint-disable-next-line no-control-regex
-    ? text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    : text;
+  return escapeHidden(text, true);
 }
 
-/** JSON output: the same string values, with bidi controls written as `\\u202e` escapes (JSON.stringify escapes the C0 controls itself). */
+/** JSON output: the same string values, with C1 and bidi controls written as `\\u202e` escapes (JSON.stringify escapes the C0 controls itself). */
 export function printableJson(json: string): string {
-  return /[\u202a-\u202e\u2066-\u2069\u0080-\u009f]/.test(json) ? json.replace(/[\u202a-\u202e\u2066-\u2069\u0080-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return escapeHidden(json, false);
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
