@@ -23,7 +23,7 @@ import { atomicReplace, durableAppend, fsyncDir, sweepOrphanTemps, truncateFile 
 import { acquireLockWithRecovery, lockIsStale, parseLock, STALE_ASIDE_RE, type AppendIntent, type LockHandle, type Recovery } from './lock.js';
 import { assertNotReserved, resolveInside } from './guards/paths.js';
 import { assertNoSecrets } from './guards/secrets.js';
-import { assertNoBidiControls, decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from './guards/text.js';
+import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from './guards/text.js';
 import { ID_RE } from '../format/entry.js';
 import { randomChars } from '../core/random.js';
 
@@ -139,7 +139,6 @@ export class Tx {
 
   private guard(rel: string, text: string): string {
     const clean = sanitizeText(text);
-    assertNoBidiControls(clean, rel);
     assertNoSecrets(clean, rel);
     return clean;
   }

@@ -209,16 +209,24 @@ describe('hand-written files: health reports file, line and rule, never the valu
 });
 
 describe('control characters, escapes and bidi overrides', () => {
-  it('a right-to-left override (U+202E) in entry text is refused, naming the rule', () => {
-    const before = snapshotMemory(root);
-    const r = runCli(root, ['add', 'invoice \u202Egpj.exe\u202C approved']);
-    expectRefused(root, before, r, { message: /bidi control character \(U\+202E\).*\[bidi-control\]/ });
+  it('a right-to-left override (U+202E) in entry text is stripped, the rest kept', () => {
+    const mem = makeMemory();
+    const r = runCli(mem, ['add', 'invoice \u202Egpj.exe\u202C approved']);
+    expectNoCrash(r);
+    expect(r.code).toBe(0);
+    const day = readFileSync(join(mem, 'memory/episodic/2026-05-15.md'), 'utf8');
+    expect(day).toMatch(/ invoice gpj\.exe approved \^/);
+    expect(day).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 
-  it('a bidi isolate (U+2066) in wal text is refused too', () => {
-    const before = snapshotMemory(root);
-    const r = runCli(root, ['wal', 'decide', 'use \u2066admin\u2069 mode']);
-    expectRefused(root, before, r, { message: /U\+2066.*\[bidi-control\]/ });
+  it('a bidi isolate (U+2066) in wal text is stripped too', () => {
+    const mem = makeMemory();
+    const r = runCli(mem, ['wal', 'decide', 'use \u2066admin\u2069 mode']);
+    expectNoCrash(r);
+    expect(r.code).toBe(0);
+    const buf = readFileSync(join(mem, 'memory/working-buffer.md'), 'utf8');
+    expect(buf).toMatch(/\[DECISION\] use admin mode \^/);
+    expect(buf + readFileSync(join(mem, 'SESSION-STATE.md'), 'utf8')).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 
   it('ANSI escape sequences in entry text are removed whole; Hebrew and emoji are kept', () => {

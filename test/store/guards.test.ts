@@ -161,12 +161,10 @@ describe('text guards on write', () => {
     expect(sanitizeText('title \u001b]0;pwned\u0007 and \u001b[1;31mred\u001b[0m \u001bc')).toBe('title  and red ');
   });
 
-  it('a bidi control is refused with rule bidi-control, naming the line; RTL text and marks are fine', () => {
+  it('bidi embedding/override/isolate characters are stripped; RTL text and the marks U+200E/U+200F are kept', () => {
     for (const c of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069']) {
-      const e = refused((tx) => tx.write('memory/semantic/bidi.md', `# B\n\nx ${c}y\n`));
-      expect([e.code, e.rule, e.file, e.line]).toEqual(['text', 'bidi-control', 'memory/semantic/bidi.md', 3]);
-      expect(e.message).toContain(`U+${c.charCodeAt(0).toString(16).toUpperCase()}`);
-      expect(refused((tx) => tx.append(LOG, `- 14:33 [EVENT] a ${c} b ^bbbb000003\n`)).rule).toBe('bidi-control');
+      store(root).mutate((tx) => tx.write('memory/semantic/bidi.md', `# B\n\nx ${c}y\n`));
+      expect(readFileSync(join(root, 'memory/semantic/bidi.md'), 'utf8')).toBe('# B\n\nx y\n');
     }
     store(root).mutate((tx) => tx.write('memory/semantic/rtl.md', '# RTL\n\nשלום עולם \u200f مرحبا \u200e ok\n'));
     expect(readFileSync(join(root, 'memory/semantic/rtl.md'), 'utf8')).toContain('\u200f مرحبا');

@@ -14,32 +14,17 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const ANSI = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
 /** Bidi embedding, override and isolate controls (U+202A-202E, U+2066-2069): text that displays in another order than it reads. */
 export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Normalize text for writing: CRLF/CR → LF, terminal escape sequences removed whole
- * (`ESC[31m` leaves nothing behind), other control characters (NUL included) stripped.
+ * (`ESC[31m` leaves nothing behind), other control characters (NUL included) and bidi
+ * embedding/override/isolate characters (U+202A-202E, U+2066-2069: text that displays in another
+ * order than it reads) stripped. Stripped, not refused: a person's hand-written line holding one
+ * must not stop rotation or archiving.
  */
 export function sanitizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '');
-}
-
-/**
- * Refuse text holding a bidi control (rule `bidi-control`, "Trojan Source"): a right-to-left
- * override makes a line display differently from what it says, in an editor, a terminal or a
- * prompt. Right-to-left text itself (Hebrew, Arabic) and the marks U+200E/U+200F are fine.
- */
-export function assertNoBidiControls(text: string, file: string): void {
-  const m = new RegExp(BIDI_CONTROL.source, 'g').exec(text);
-  if (!m) return;
-  const line = text.slice(0, m.index).split('\n').length;
-  const cp = `U+${m[0].charCodeAt(0).toString(16).toUpperCase()}`;
-  throw new MemtierError(`refused: the text holds a bidi control character (${cp}), which makes it display in another order than it reads`, {
-    code: 'text',
-    rule: 'bidi-control',
-    file,
-    line,
-    hint: 'remove the embedding/override/isolate characters (U+202A-202E, U+2066-2069); right-to-left text itself is fine',
-  });
+  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI_CONTROLS, '');
 }
 
 /** Is this UTF-16 code unit shown escaped: C0 controls but TAB and LF, DEL, C1 controls, bidi controls? */
