@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../core/errors.js';
+import { quoteInput } from '../store/guards/secrets.js';
 import type { Args, CommandSpec, FlagSpec, FlagValue } from './spec.js';
 
 export const GLOBAL_FLAGS: FlagSpec[] = [
@@ -43,7 +44,8 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    const msg = (e as Error).message.replace(/\. To specify a positional.*$/s, '');
+    // parseArgs quotes the offending argument: never echo a credential, nor 10 MB of it
+    const msg = (e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/'([\s\S]*)'/, (_m, v: string) => `'${quoteInput(v)}'`);
     throw new UsageError(`${spec.name}: ${msg}`, `see "memtier ${spec.name} --help"`);
   }
   const flags: Record<string, FlagValue> = {};
@@ -55,14 +57,14 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
     else if (f.type === 'number') {
       const n = Number(raw);
       if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
-        throw new UsageError(`${spec.name}: --${f.name} expects a number, got "${String(raw)}"`, `for example --${f.name} ${f.default ?? 10}`);
+        throw new UsageError(`${spec.name}: --${f.name} expects a number, got "${quoteInput(String(raw))}"`, `for example --${f.name} ${f.default ?? 10}`);
       }
       v = n;
     } else if (f.type === 'list') {
       v = String(raw).split(',').map((s) => s.trim()).filter(Boolean);
     }
     if (f.choices && typeof v === 'string' && !f.choices.includes(v)) {
-      throw new UsageError(`${spec.name}: --${f.name} must be one of ${f.choices.join(', ')}, got "${v}"`);
+      throw new UsageError(`${spec.name}: --${f.name} must be one of ${f.choices.join(', ')}, got "${quoteInput(v)}"`);
     }
     if (GLOBAL_FLAGS.includes(f)) global[f.name] = v;
     else flags[f.name] = v;

@@ -13,6 +13,8 @@ import { crashPoint } from '../store/crash.js';
 import { clearReads } from '../memory/reader.js';
 import { version } from '../core/version.js';
 import { findCommand, registry, suggest } from '../commands/index.js';
+import { quoteInput, redactSecrets } from '../store/guards/secrets.js';
+import { printable, printableJson } from '../store/guards/text.js';
 import { commandIndex, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
 import type { MainParams } from './spec.js';
 
@@ -22,7 +24,19 @@ export { version };
 function formatError(e: MemtierError): string {
   const where = e.file ? `${e.file}${e.line ? `:${e.line}` : ''}: ` : '';
   const rule = e.rule ? ` [${e.rule}]` : '';
-  return `memtier: ${where}${e.message}${rule}${e.hint ? `\n  fix: ${e.hint}` : ''}\n`;
+  return printable(`memtier: ${where}${e.message}${rule}${e.hint ? `\n  fix: ${e.hint}` : ''}\n`);
+}
+
+/**
+ * The error as shown: a message or hint that quotes input holding a credential (an option's
+ * value, a line of a file) shows its mask instead, whatever code built the message.
+ */
+function redacted(e: MemtierError): MemtierError {
+  const message = redactSecrets(e.message);
+  const hint = e.hint === undefined ? undefined : redactSecrets(e.hint);
+  const file = e.file === undefined ? undefined : redactSecrets(e.file);
+  if (message === e.message && hint === e.hint && file === e.file) return e;
+  return new MemtierError(message, { code: e.code, ...(file !== undefined ? { file } : {}), ...(e.line !== undefined ? { line: e.line } : {}), ...(e.rule !== undefined ? { rule: e.rule } : {}), ...(hint !== undefined ? { hint } : {}) });
 }
 
 /** Is `root` a git memory memtier commits to? (lib/git loads only then.) */
@@ -70,10 +84,10 @@ export async function main(p: MainParams): Promise<number> {
   const { argv, env, cwd, stdout, stderr } = p;
   const wantsJson = argv.includes('--json');
   const fail = (e: unknown): number => {
-    const err = isMemtierError(e)
+    const err = redacted(isMemtierError(e)
       ? e
-      : new MemtierError((e as Error)?.message ?? String(e), { code: 'internal', cause: e, hint: 'this is a bug in memtier; please report it with the command you ran' });
-    if (wantsJson) stdout.write(JSON.stringify({ ok: false, error: err.toJSON() }, null, 2) + '\n');
+      : new MemtierError((e as Error)?.message ?? String(e), { code: 'internal', cause: e, hint: 'this is a bug in memtier; please report it with the command you ran' }));
+    if (wantsJson) stdout.write(printableJson(JSON.stringify({ ok: false, error: err.toJSON() }, null, 2)) + '\n');
     else stderr.write(formatError(err));
     if (!isMemtierError(e) && env.MEMTIER_DEBUG) stderr.write(String((e as Error)?.stack) + '\n');
     return 2;
@@ -90,7 +104,7 @@ export async function main(p: MainParams): Promise<number> {
       return 0;
     }
     if (name === undefined && !argv.includes('--help') && !argv.includes('-h') && argv.length > 0) {
-      return fail(new UsageError(`unknown option ${argv[0]}`, 'see "memtier --help"'));
+      return fail(new UsageError(`unknown option ${quoteInput(argv[0]!)}`, 'see "memtier --help"'));
     }
     stdout.write(renderMainHelp(version(), registry));
     return name === undefined && argv.length === 0 ? 2 : 0;
@@ -98,7 +112,7 @@ export async function main(p: MainParams): Promise<number> {
   const entry = findCommand(name);
   if (!entry) {
     const s = suggest(name);
-    return fail(new UsageError(`unknown command "${name}"`, s.length ? `did you mean: ${s.join(', ')}? (see "memtier --help")` : 'see "memtier --help"'));
+    return fail(new UsageError(`unknown command "${quoteInput(name)}"`, s.length ? `did you mean: ${s.join(', ')}? (see "memtier --help")` : 'see "memtier --help"'));
   }
   try {
     const { command } = await entry.load();
@@ -119,8 +133,8 @@ export async function main(p: MainParams): Promise<number> {
     // progress only on a terminal (a getter, like interactive: asking loads node:tty)
     const ttyProgress: ProgressSink = { mode: 'tty', write: (m) => { stderr.write(m ? `\r${m}\x1b[K` : '\r\x1b[K'); } };
     const log: Logger = {
-      info: (m) => { if (!quietLog) stderr.write(m + '\n'); },
-      warn: (m) => { if (!args.json) stderr.write(`warning: ${m}\n`); },
+      info: (m) => { if (!quietLog) stderr.write(printable(redactSecrets(m)) + '\n'); },
+      warn: (m) => { if (!args.json) stderr.write(`warning: ${printable(redactSecrets(m))}\n`); },
       get progress() { return !quietLog && stderr.isTTY === true ? ttyProgress : undefined; },
     };
     // interactive is a getter: asking whether stderr is a terminal loads node:tty and node:net (~5 ms)
@@ -133,8 +147,9 @@ export async function main(p: MainParams): Promise<number> {
     io.main = main;
     const result = await command.run(ctx, args, io);
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
-    if (args.json) stdout.write(JSON.stringify(result.json ?? { ok: true }, null, 2) + '\n');
-    else if (result.text) stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
+    // hand-written files may hold escape sequences or bidi controls: they are shown, never obeyed
+    if (args.json) stdout.write(printableJson(JSON.stringify(result.json ?? { ok: true }, null, 2)) + '\n');
+    else if (result.text) stdout.write(printable(result.text.endsWith('\n') ? result.text : result.text + '\n'));
     return result.exitCode ?? 0;
   } catch (e) {
     if (isModuleNotFound(e) && String((e as Error).message).includes(`commands/${name}.js`)) {

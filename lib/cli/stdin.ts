@@ -67,9 +67,18 @@ export async function readMessages(io: Io, cwd: string, file: string): Promise<{
   }
   let msgs: unknown;
   try { msgs = JSON.parse(raw); } catch (e) {
-    throw new MemtierError(`--messages ${file} is not valid JSON: ${(e as Error).message}`, { code: 'usage', file, hint: 'expected a JSON list such as [{"role":"user","content":"…"}]', cause: e });
+    // JSON.parse's message quotes the input ("Unexpected token 'x', "xyz…" is not valid JSON"):
+    // say where, never what (a conversation may hold anything, credentials included)
+    const at = /at position (\d+)/.exec((e as Error).message)?.[1] ?? (raw.trim() === '' ? undefined : firstBadJson(raw));
+    throw new MemtierError(`--messages ${file} is not valid JSON${raw.trim() === '' ? ' (it is empty)' : at !== undefined ? ` (at character ${at})` : ''}`, { code: 'usage', file, hint: 'expected a JSON list such as [{"role":"user","content":"…"}]' });
   }
   const list = Array.isArray(msgs) ? msgs : msgs && typeof msgs === 'object' && Array.isArray((msgs as { messages?: unknown }).messages) ? (msgs as { messages: unknown[] }).messages : undefined;
   if (!list) throw new MemtierError(`--messages ${file} is not a list of messages`, { code: 'usage', file, hint: 'expected [{"role":"user","content":"…"}, …] (or {"messages": [...]})' });
   return list as { role: string; content: unknown }[];
+}
+
+/** Offset of the first character a JSON document cannot hold there (a rough pointer, never the text). */
+function firstBadJson(raw: string): string | undefined {
+  const i = raw.search(/\S/);
+  return i >= 0 && !/[[{"\-\d tfn]/.test(raw[i]!) ? String(i) : undefined;
 }

@@ -51,8 +51,11 @@ function assertKey(key: string): string {
   return key;
 }
 
+/** A map without a prototype: a key such as "__proto__" or "toString" is an ordinary key. */
+const emptyCache = (): CacheFile => Object.create(null) as CacheFile;
+
 export function parseCache(text: string | undefined, rel: string): CacheFile {
-  if (text === undefined || text.trim() === '') return {};
+  if (text === undefined || text.trim() === '') return emptyCache();
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -62,7 +65,7 @@ export function parseCache(text: string | undefined, rel: string): CacheFile {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new MemtierError('session cache is not a JSON object', { code: 'cache', file: rel, hint: 'run "memtier cache clear" to start it afresh' });
   }
-  const out: CacheFile = {};
+  const out = emptyCache();
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
     const it = v as Partial<CacheItem> | null;
     if (!it || typeof it !== 'object' || typeof it.value !== 'string') continue;
@@ -75,9 +78,12 @@ const live = (it: CacheItem, now: Date): boolean => it.expires === null || Date.
 
 /** Items not yet expired at `now`. */
 export function liveItems(c: CacheFile, now: Date): CacheFile {
-  return Object.fromEntries(Object.entries(c).filter(([, it]) => live(it, now)));
+  const out = emptyCache();
+  for (const [k, it] of Object.entries(c)) if (live(it, now)) out[k] = it;
+  return out;
 }
 
+// a key "__proto__" is written as a JSON member like any other (JSON.parse reads it back as an own key)
 const serialize = (c: CacheFile): string => JSON.stringify(c, null, 2) + '\n';
 
 export const command: CommandSpec = {
@@ -124,7 +130,8 @@ returned and are dropped at the next write. "get" of a missing or expired key ex
       case 'get': {
         if (rest.length !== 1) throw new UsageError('cache get needs one KEY', 'e.g. memtier cache get current_url');
         const key = assertKey(rest[0]!);
-        const it = liveItems(parseCache(readMemoryFile(ctx.root, rel), rel), now)[key];
+        const items = liveItems(parseCache(readMemoryFile(ctx.root, rel), rel), now);
+        const it = Object.hasOwn(items, key) ? items[key] : undefined;
         if (!it) return { exitCode: 1, text: args.quiet ? '' : `no live value for ${key} in session ${session}`, json: { ok: true, session, key, found: false } };
         return { text: it.value, json: { ok: true, session, key, found: true, value: it.value, set: it.set, expires: it.expires } };
       }
@@ -144,11 +151,11 @@ returned and are dropped at the next write. "get" of a missing or expired key ex
           if (key === undefined) {
             let n = 0;
             try { n = Object.keys(liveItems(parseCache(cur, rel), now)).length; } catch { /* a broken cache is cleared all the same */ }
-            tx.write(rel, serialize({}), { expected: cur });
+            tx.write(rel, serialize(emptyCache()), { expected: cur });
             return n;
           }
           const c = liveItems(parseCache(cur, rel), now);
-          if (!(key in c)) return 0;
+          if (!Object.hasOwn(c, key)) return 0;
           delete c[key];
           tx.write(rel, serialize(c), { expected: cur });
           return 1;

@@ -11,6 +11,7 @@ import { dayFile, PATHS } from '../format/layout.js';
 import { nearDuplicates } from '../capture/similar.js';
 import { parseSessionState } from '../format/session-state.js';
 import { assertSessionId } from '../store/guards/paths.js';
+import { quoteInput } from '../store/guards/secrets.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { walWrite, WAL_KINDS, type WalKind } from '../wal/wal.js';
 
@@ -75,7 +76,7 @@ export function contextArgs(rest: string[]): { key: string | undefined; parts: s
     const pref = /^(pref|preference)\s+(\S.*)$/is.exec(one);
     if (pref) return { key: pref[1]!, parts: [pref[2]!] };
     if (/\s/.test(one)) return { key: undefined, parts: [one] };
-    throw new UsageError(`wal context needs a KEY and a VALUE${one ? ` ("${one.slice(0, 60)}" alone is a KEY)` : ''}`, CONTEXT_HINT);
+    throw new UsageError(`wal context needs a KEY and a VALUE${one ? ` ("${quoteInput(one, 60)}" alone is a KEY)` : ''}`, CONTEXT_HINT);
   }
   let [key, ...parts] = args;
   key = key?.replace(/\s*[:=]\s*$/, '').trim();

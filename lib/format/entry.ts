@@ -119,9 +119,17 @@ export function newEntryId(now: Date): string {
   return t + randomChars(6);
 }
 
-/** Collapse a user-supplied text to one entry line: CRLF/CR/LF → space, trim. */
+/** A word of the text shaped like an entry's `^id` (space or start before it, space or end after it). */
+const FORGED_ID = /(^|\s)\^(?=[A-Za-z0-9][A-Za-z0-9-]{2,63}(?:\s|$))/g;
+
+/**
+ * Collapse a user-supplied text to one entry line: CRLF/CR/LF and other line separators → space,
+ * trim. A line break cannot start a `---` fence, a heading or a closure line inside an entry, and
+ * a word shaped like an entry id is escaped (`^abc123` → `\^abc123`, shown as `^abc123` by
+ * markdown) so the text cannot carry a second, forged `^id`: the entry's own id is the only one.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\r\n?|\n/g, ' ').replace(/[ \t]+/g, ' ').trim();
+  return text.replace(/\r\n?|[\n\v\f\u0085\u2028\u2029]/g, ' ').replace(/[ \t]+/g, ' ').trim().replace(FORGED_ID, '$1\\^');
 }
 
 export interface LocatedEntry extends Entry {

@@ -146,9 +146,19 @@ export function recoverIndexLock(root: string, nowMs: number): boolean {
   return moved;
 }
 
+/**
+ * A commit message git can store and `git log` can show: no NUL (git refuses it), no CR, ESC or
+ * other control character (terminal escapes in `git log`), no bidi control; LF and TAB kept.
+ */
+export function safeCommitText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n?/g, '\n').replace(/\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+}
+
+/** `memtier CMD: SUMMARY` on one line, made safe (see safeCommitText). */
 export function commitMessage(cmd: string, summary: string): string {
-  const s = summary.replace(/\s+/g, ' ').trim();
-  return `memtier ${cmd}: ${s || 'update memory'}`;
+  const s = safeCommitText(summary).replace(/\s+/g, ' ').trim();
+  return `memtier ${safeCommitText(cmd).replace(/\s+/g, ' ').trim()}: ${s || 'update memory'}`;
 }
 
 export interface CommitResult {
@@ -196,7 +206,7 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
   const staged = git(ctx, ['diff', '--cached', '--no-renames', '--name-only', '-z', '--', ...existing]);
   const files = staged.stdout.split('\0').filter(Boolean);
   if (files.length === 0) return { ...base, reason: 'nothing to commit' };
-  const c = git(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: message.endsWith('\n') ? message : message + '\n' });
+  const c = git(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: ((m) => (m.endsWith('\n') ? m : m + '\n'))(safeCommitText(message)) });
   if (c.code !== 0) throw new MemtierError(`git commit failed: ${(c.stderr || c.stdout).trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   const head = git(ctx, ['rev-parse', 'HEAD']).stdout.trim();
   return { ...base, committed: true, commit: head, sha: head, files };

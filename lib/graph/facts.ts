@@ -18,6 +18,7 @@ import { newEntryId } from '../format/entry.js';
 import { listMemoryFiles, PATHS } from '../format/layout.js';
 import { recordRecalls } from '../search/history.js';
 import { openStore, readMemoryFile } from '../store/store.js';
+import { quoteInput } from '../store/guards/secrets.js';
 
 export const FACTS_FILE = 'memory/graph/facts.md';
 const FORGOTTEN_DIR = `${PATHS.trash}/forgotten`;
@@ -112,9 +113,9 @@ export interface AddResult { fact: Fact; added: boolean; message: string }
 export function addFact(ctx: Ctx, f: { subject: string; predicate: string; object: string; source?: string | undefined }): AddResult {
   for (const [what, v] of [['SUBJECT', f.subject], ['PREDICATE', f.predicate], ['OBJECT', f.object]] as const) {
     if (!v.trim()) throw new UsageError(`fact add needs a ${what}`, 'e.g. memtier fact add Ana owns "quarterly budget review"');
-    if (/[\n\]\[]|\^/.test(v) || v.includes(' — ')) throw new UsageError(`the ${what} "${v.slice(0, 60)}" holds a character the fact line uses ([, ], ^, " — " or a line break)`, 'write it without them');
+    if (/[\n\]\[]|\^/.test(v) || v.includes(' — ')) throw new UsageError(`the ${what} "${quoteInput(v, 60)}" holds a character the fact line uses ([, ], ^, " — " or a line break)`, 'write it without them');
   }
-  if (f.source !== undefined && !/^(?:\^[A-Za-z0-9][A-Za-z0-9-]{2,63}|[\w./#-]+)$/.test(f.source)) throw new UsageError(`--source "${f.source.slice(0, 60)}" is neither a ^id nor a memory path`, 'e.g. --source ^3lo7dflvjw35 or --source memory/episodic/2026-05-14.md#L12');
+  if (f.source !== undefined && !/^(?:\^[A-Za-z0-9][A-Za-z0-9-]{2,63}|[\w./#-]+)$/.test(f.source)) throw new UsageError(`--source "${quoteInput(f.source, 60)}" is neither a ^id nor a memory path`, 'e.g. --source ^3lo7dflvjw35 or --source memory/episodic/2026-05-14.md#L12');
   const now = ctx.clock.now();
   let result: AddResult | undefined;
   openStore(ctx).mutate((tx) => {

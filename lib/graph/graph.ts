@@ -23,13 +23,23 @@ export const factKey = (f: Fact): string => f.id ?? `${entityKey(f.subject)}|${f
 interface WeightRecord { w: number; last: string }
 
 export function readWeights(root: string): Record<string, WeightRecord> {
-  try { return JSON.parse(readMemoryFile(root, WEIGHTS_FILE) ?? '{}') as Record<string, WeightRecord>; } catch { return {}; }
+  return parseWeights(readMemoryFile(root, WEIGHTS_FILE));
+}
+
+/** weights.json as a null-prototype map: a fact key is never looked up on Object.prototype. */
+function parseWeights(text: string | undefined): Record<string, WeightRecord> {
+  const out = Object.create(null) as Record<string, WeightRecord>;
+  try {
+    const j = JSON.parse(text ?? '{}') as unknown;
+    if (j && typeof j === 'object' && !Array.isArray(j)) Object.assign(out, j);
+  } catch { /* damaged: start afresh */ }
+  return out;
 }
 
 /** A fact's weight today: 1 plus its Hebbian gain, decayed since it was last reinforced. */
 export function weightOf(weights: Record<string, WeightRecord>, key: string, today: string): number {
-  const r = weights[key];
-  if (!r) return 1;
+  const r = Object.hasOwn(weights, key) ? weights[key] : undefined;
+  if (!r || typeof r.w !== 'number') return 1;
   const age = Math.max(0, daysBetween(r.last, today));
   return 1 + r.w * Math.pow(0.5, age / WEIGHT_HALF_LIFE_DAYS);
 }
@@ -39,8 +49,7 @@ export function reinforce(ctx: Ctx, facts: Fact[]): void {
   if (facts.length < 2) return;
   const today = localDate(ctx.clock.now(), ctx.clock.tz);
   openStore(ctx).mutate((tx) => {
-    let cur: Record<string, WeightRecord> = {};
-    try { cur = JSON.parse(tx.read(WEIGHTS_FILE) ?? '{}') as Record<string, WeightRecord>; } catch { cur = {}; }
+    const cur = parseWeights(tx.read(WEIGHTS_FILE));
     const keys = [...new Set(facts.map(factKey))];
     for (const k of keys) {
       const gain = weightOf(cur, k, today) - 1;

@@ -168,9 +168,15 @@ export function planTopics(ctx: Ctx, opts: { dryRun?: boolean; rebuild?: boolean
   const entries = collectEntries(ctx, undefined, { freeForm: true }).entries.filter((e) => !isClosure(e));
   const found = findTopics(entries, today);
   // the state keeps topics that fell below the threshold until they are dropped
-  let state: Record<string, TopicState> = {};
-  if (!opts.rebuild) { try { state = JSON.parse(read(ctx, TOPICS_STATE) ?? '{}') as Record<string, TopicState>; } catch { state = {}; } }
-  const next: Record<string, TopicState> = {};
+  // null-prototype maps: a topic named "constructor" or "__proto__" is an ordinary key
+  const state = Object.create(null) as Record<string, TopicState>;
+  if (!opts.rebuild) {
+    try {
+      const j = JSON.parse(read(ctx, TOPICS_STATE) ?? '{}') as unknown;
+      if (j && typeof j === 'object' && !Array.isArray(j)) for (const [k, v] of Object.entries(j)) if (v && typeof v === 'object' && Array.isArray((v as TopicState).keywords)) state[k] = v as TopicState;
+    } catch { /* damaged: rebuilt */ }
+  }
+  const next = Object.create(null) as Record<string, TopicState>;
   const topics: Topic[] = [...found];
   for (const t of found) {
     const prev = Object.entries(state).find(([, s]) => s.keywords.some((k) => t.keywords.includes(k)));

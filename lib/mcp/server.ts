@@ -41,7 +41,7 @@ export async function startMcp(ctx: Ctx, main: Main, io: Io, opts: { version: st
     instructions: 'Long-term memory of plain markdown files. Search (memory_search) before answering from memory and cite path#Lline; record decisions and the working state with memory_wal before answering; store durable facts with memory_write; never store secrets.',
   });
   const call = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
-    const t = (tools as Record<string, { invoke: (a: never) => Invocation }>)[name];
+    const t = Object.hasOwn(tools, name) ? (tools as Record<string, { invoke: (a: never) => Invocation }>)[name] : undefined;
     if (!t) return { code: 2, json: { ok: false, error: { message: `unknown tool ${name}` } } };
     return runner.run(t.invoke(args as never));
   };

@@ -17,13 +17,22 @@ export interface RecallRecord {
 
 export const HISTORY_FILE = '.memtier/recall-history.json';
 
+/**
+ * The history's entries as a null-prototype map: keys are entry ids a person may have written
+ * (`^constructor` is a valid id), never looked up on Object.prototype. Malformed records are dropped.
+ */
 export function parseHistory(text: string | undefined): Record<string, RecallRecord> {
-  if (!text) return {};
+  const out = Object.create(null) as Record<string, RecallRecord>;
+  if (!text) return out;
   try {
     const j = JSON.parse(text) as { version?: number; entries?: Record<string, RecallRecord> };
-    if (j && j.version === 1 && j.entries && typeof j.entries === 'object') return j.entries;
+    if (j && j.version === 1 && j.entries && typeof j.entries === 'object') {
+      for (const [k, r] of Object.entries(j.entries)) {
+        if (r && typeof r === 'object' && typeof r.count === 'number' && Array.isArray(r.queries) && Array.isArray(r.days) && typeof r.last === 'string') out[k] = r;
+      }
+    }
   } catch { /* a damaged history is derived data: start again */ }
-  return {};
+  return out;
 }
 
 /** The whole history (empty when missing or unreadable). */

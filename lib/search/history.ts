@@ -60,7 +60,7 @@ export function recordRecalls(ctx: Ctx, keys: string[], query: string): void {
     if (keysOut.length > MAX_KEYS) {
       keysOut = keysOut.sort((a, b) => (entries[b]!.last < entries[a]!.last ? -1 : entries[b]!.last > entries[a]!.last ? 1 : a < b ? -1 : 1)).slice(0, MAX_KEYS);
     }
-    const out: HistoryFile = { version: 1, entries: {} };
+    const out: HistoryFile = { version: 1, entries: Object.create(null) as HistoryFile['entries'] };
     for (const k of keysOut.sort()) out.entries[k] = entries[k]!;
     tx.write(HISTORY_FILE, JSON.stringify(out) + '\n');
   });

@@ -104,15 +104,20 @@ function cacheKey(query: string, o: RecallOptions, state: string): string {
   return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded])).update('\0').update(state).digest('hex').slice(0, 16);
 }
 
-interface CacheFile { entries: Record<string, { at: number; block: Omit<RecallBlock, 'cached'> }> }
+/**
+ * The cache on disk: answers keyed by a hash of the query and options, without the query text
+ * (a conversation may hold anything, credentials included; the block is served back with the
+ * asking query filled in). A null-prototype map: keys are hashes, never "__proto__".
+ */
+interface CacheFile { entries: Record<string, { at: number; block: Omit<RecallBlock, 'cached' | 'query'> }> }
 
 function readCache(root: string): CacheFile {
   if (stateDirProblem(root)) return { entries: {} };
   try {
     const j = JSON.parse(readFileSync(join(root, CACHE_FILE), 'utf8')) as CacheFile;
-    if (j && typeof j.entries === 'object') return j;
+    if (j && j.entries && typeof j.entries === 'object') return { entries: Object.assign(Object.create(null) as CacheFile['entries'], j.entries) };
   } catch { /* none or damaged */ }
-  return { entries: {} };
+  return { entries: Object.create(null) as CacheFile['entries'] };
 }
 
 function writeCache(root: string, c: CacheFile): void {
@@ -192,7 +197,7 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
     cached = undefined;
     if (!o.noCache) {
       const c = readCache(ctx.root).entries[key];
-      if (c && nowMs - c.at >= 0 && nowMs - c.at < RECALL_DEFAULTS.cacheTtlMs) { cached = { ...c.block, cached: true }; return; }
+      if (c && c.block && nowMs - c.at >= 0 && nowMs - c.at < RECALL_DEFAULTS.cacheTtlMs) { const { query: _old, ...b } = c.block as RecallBlock; cached = { ...b, query, cached: true }; return; }
     }
     hot.length = 0;
     results.length = 0;
@@ -235,7 +240,7 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
   if (!o.noCache) {
     const c = readCache(ctx.root);
     for (const [k, v] of Object.entries(c.entries)) if (nowMs - v.at >= RECALL_DEFAULTS.cacheTtlMs || nowMs < v.at) delete c.entries[k];
-    c.entries[key] = { at: nowMs, block };
+    c.entries[key] = { at: nowMs, block: { budget, hot, results, text } };
     writeCache(ctx.root, c);
   }
   return { ...block, cached: false };

@@ -56,7 +56,7 @@ export async function collectStats(ctx: Ctx, snap: Snapshot = loadSnapshot(ctx.r
   const files = { total: snap.files.length, byTier: {} as Record<string, number>, byKind: {} as Record<string, number> };
   const bytes = { total: 0, byTier: {} as Record<string, number>, trash: snap.trashBytes, state: snap.stateBytes, largest: [] as { file: string; bytes: number }[] };
   const tokens = { hot: 0, hotFiles: {} as Record<string, number>, total: 0, byTier: {} as Record<string, number>, estimator: 'ceil(non-CJK characters / 4) + 1 per CJK character (Han, kana, Hangul)' };
-  const entries = { total: 0, byType: {} as Record<string, number>, byTag: {} as Record<string, number>, byMonth: {} as Record<string, number>, orphans: 0, superseded: 0 };
+  const entries = { total: 0, byType: {} as Record<string, number>, byTag: Object.create(null) as Record<string, number>, byMonth: {} as Record<string, number>, orphans: 0, superseded: 0 };
   const growth = { bytesByWeek: {} as Record<string, number>, entriesByWeek: {} as Record<string, number>, bytesByMonth: {} as Record<string, number>, entriesByMonth: {} as Record<string, number> };
 
   const mod = await loadActivation();

@@ -11,6 +11,7 @@ import { formatEntryLine, newEntryId, oneLine, type EntryType } from '../format/
 import { PATHS } from '../format/layout.js';
 import { emptyState, KEEP, parseSessionState, serializeSessionState, type SessionState } from '../format/session-state.js';
 import { openStore, type Tx } from '../store/store.js';
+import { quoteInput } from '../store/guards/secrets.js';
 import { BUFFER_HEADER, finishRotationTx, rotateTx, type RotateResult } from './rotate.js';
 
 export const WAL_KINDS = ['task', 'decide', 'context', 'pending', 'done', 'blocker'] as const;
@@ -124,8 +125,8 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   const text = oneLine(w.text);
   if (!text) throw new MemtierError(`wal ${w.kind} needs a text`, { code: 'usage', hint: `e.g. memtier wal ${w.kind} "…"` });
   if (w.kind === 'context' && w.key !== undefined && !oneLine(w.key)) throw new MemtierError('wal context needs a KEY and a VALUE', { code: 'usage', hint: 'e.g. memtier wal context deadline 2026-06-01' });
-  if (w.kind === 'context' && w.key !== undefined && /[:=]/.test(w.key)) throw new MemtierError(`wal context KEY "${oneLine(w.key!).slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
-  if (w.kind === 'context' && w.key === undefined && /[:=]/.test(text)) throw new MemtierError(`a keyless context fact "${text.slice(0, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md would read it back as "KEY: VALUE": give it as memtier wal context KEY VALUE' });
+  if (w.kind === 'context' && w.key !== undefined && /[:=]/.test(w.key)) throw new MemtierError(`wal context KEY "${quoteInput(oneLine(w.key!), 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md writes "- KEY: VALUE"; use a key without ":" and "=", e.g. memtier wal context deadline 2026-06-01' });
+  if (w.kind === 'context' && w.key === undefined && /[:=]/.test(text)) throw new MemtierError(`a keyless context fact "${quoteInput(text, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md would read it back as "KEY: VALUE": give it as memtier wal context KEY VALUE' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
   const problems: string[] = [];
   tryRotation(() => finishRotationTx(tx, ctx), problems);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autoCommit, recoverIndexLock, sync } from '../../lib/git/index.js';
+import { autoCommit, commitMessage, recoverIndexLock, sync } from '../../lib/git/index.js';
 import { runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const ENV = { PATH: process.env.PATH, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
@@ -64,6 +64,17 @@ describe('git auto-commit', () => {
     const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), 'all', 'memtier test: everything');
     expect(c.committed).toBe(true);
     expect(g(root, 'status', '--porcelain')).toBe('?? other.txt\n');
+  });
+
+  it('a commit message with NUL, CR, ESC and bidi controls is committed, without them', () => {
+    const root = repo({ 'MEMORY.md': '# Memory\n' });
+    writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- changed\n');
+    expect(commitMessage('add', 'a\u0000b \u001b[31mred\u001b[0m\rover \u202eevil')).toBe('memtier add: ab red over evil');
+    const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), ['MEMORY.md'], 'memtier test: x\u0000y \u001b]0;title\u0007 \u001b[2Jz\r\nsecond line');
+    expect(c.committed).toBe(true);
+    const log = g(root, 'log', '-1', '--format=%B');
+    expect(log).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    expect(log).toMatch(/^memtier test: xy .*z\nsecond line/);
   });
 
   it('recovers a .git/index.lock left by a killed commit', () => {

@@ -18,6 +18,17 @@ describe('recall history', () => {
     expect(readRecallHistory(root).size).toBe(0);
   });
 
+  it('keys are plain keys: an entry id ^constructor or ^toString is counted, not looked up on Object.prototype', () => {
+    const root = mk();
+    recordRecalls(testCtx(root), ['constructor', 'toString', 'hasOwnProperty'], 'x');
+    recordRecalls(testCtx(root), ['constructor'], 'y');
+    const h = readRecallHistory(root);
+    expect([h.get('constructor')!.count, h.get('toString')!.count, h.get('hasOwnProperty')!.count]).toEqual([2, 1, 1]);
+    // a damaged record is dropped, not trusted
+    writeFileSync(join(root, HISTORY_FILE), JSON.stringify({ version: 1, entries: { a: { count: 'x' }, b: { count: 1, queries: [], days: [], last: '2026-05-15T00:00:00Z' } } }));
+    expect([...readRecallHistory(root).keys()]).toEqual(['b']);
+  });
+
   it('counts recalls, distinct query hashes, days and the last time', () => {
     const root = mk();
     recordRecalls(testCtx(root, '2026-05-14T10:00:00Z'), ['e1abcd', 'MEMORY.md#L2'], 'Docker deploy');

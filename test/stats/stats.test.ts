@@ -50,6 +50,13 @@ describe('token estimate', () => {
 });
 
 describe('collectStats', () => {
+  it('a tag named like an Object.prototype member is counted like any other', async () => {
+    const r = tmpTree({ ...FILES, 'memory/episodic/2026-05-13.md': '# 2026-05-13\n- 09:00 [EVENT] odd tags #constructor #toString ^t4g5o6d7\n' });
+    roots.push(r);
+    const s = await collectStats(testCtx(r));
+    expect(Object.entries(s.entries.byTag).filter(([t]) => ['constructor', '__proto__', 'tostring'].includes(t)).sort()).toEqual([['constructor', 1], ['tostring', 1]]);
+  });
+
   it('counts files, entries, types, tags, months and orphans', async () => {
     const s = await collectStats(testCtx(mem()));
     expect(s.files.total).toBe(8);

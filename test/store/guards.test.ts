@@ -154,10 +154,20 @@ describe('session ids are allow-listed', () => {
 });
 
 describe('text guards on write', () => {
-  it('control characters are stripped, CRLF and CR become LF, tabs and unicode kept', () => {
-    store(root).mutate((tx) => tx.write('memory/semantic/t.md', 'a\r\nb\rc\u0000d\u0007e\u001b[31mf\u009bg\th — café ✓ עברית 👩‍💻\n'));
-    expect(readFileSync(join(root, 'memory/semantic/t.md'), 'utf8')).toBe('a\nb\ncde[31mfg\th — café ✓ עברית 👩‍💻\n');
+  it('control characters are stripped, escape sequences whole, CRLF and CR become LF, tabs and unicode kept', () => {
+    store(root).mutate((tx) => tx.write('memory/semantic/t.md', 'a\r\nb\rc\u0000d\u0007e\u001b[31mf\u009b2Jg\th — café ✓ עברית 👩‍💻\n'));
+    expect(readFileSync(join(root, 'memory/semantic/t.md'), 'utf8')).toBe('a\nb\ncdefg\th — café ✓ עברית 👩‍💻\n');
     expect(sanitizeText('x\r\n\u007f')).toBe('x\n');
+    expect(sanitizeText('title \u001b]0;pwned\u0007 and \u001b[1;31mred\u001b[0m \u001bc')).toBe('title  and red ');
+  });
+
+  it('bidi embedding/override/isolate characters are stripped; RTL text and the marks U+200E/U+200F are kept', () => {
+    for (const c of ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069']) {
+      store(root).mutate((tx) => tx.write('memory/semantic/bidi.md', `# B\n\nx ${c}y\n`));
+      expect(readFileSync(join(root, 'memory/semantic/bidi.md'), 'utf8')).toBe('# B\n\nx y\n');
+    }
+    store(root).mutate((tx) => tx.write('memory/semantic/rtl.md', '# RTL\n\nשלום עולם \u200f مرحبا \u200e ok\n'));
+    expect(readFileSync(join(root, 'memory/semantic/rtl.md'), 'utf8')).toContain('\u200f مرحبا');
   });
 
   it('appends get the same treatment and always end with a newline', () => {

@@ -69,6 +69,18 @@ const SAMPLES: Sample[] = [
   S('password-assignment', 'token' + '=', fake(24, undefined, 37)),
   S('password-assignment', 'api_key' + '=', fake(32, undefined, 38)),
   S('password-assignment', 'DB_PASSWORD' + '="', fake(14, undefined, 39), '"'),
+  S('authorization-header', 'Authorization: ' + 'Bearer ', fake(40, undefined, 40)),
+  S('authorization-header', 'curl -H "Authorization: ' + 'Basic ', 'dXNlcjpw' + 'YXNzd29yZDEyMw==', '"'),
+  S('password-prose', 'the staging ' + 'password is ', 'Tr0ub4' + fake(6, undefined, 41)),
+  S('password-prose', '数据库' + '密码' + '是', 'hunter' + '2' + fake(4, undefined, 42)),
+  S('azure-key', 'DefaultEndpointsProtocol=https;AccountName=acme;' + 'Account' + 'Key=', fake(86, B64, 43) + '==', ';EndpointSuffix=core.windows.net'),
+  S('twilio-key', '', 'S' + 'K' + fake(32, HEX, 44)),
+  S('sendgrid-key', '', 'S' + 'G.' + b64url(22, 45) + '.' + b64url(43, 46)),
+  S('discord-token', '', 'M' + fake(23, undefined, 47) + '.' + b64url(6, 48) + '.' + b64url(27, 49)),
+  S('discord-webhook', '', 'https://' + 'discord.com/api/webhooks/' + fake(18, '0123456789', 50) + '/' + b64url(68, 51)),
+  S('telegram-token', '', fake(10, '123456789', 52) + ':' + 'AA' + b64url(33, 53)),
+  S('gcp-private-key-id', '"private' + '_key_id": "', fake(40, HEX, 54), '"'),
+  S('aws-secret-key-bare', '', 'wJalr' + 'XUtnFEMI/K7MDENG/bPxRfiCY' + fake(10, undefined, 55)),
 ];
 const CASES = SAMPLES.map((x) => [x.rule, x] as const);
 
@@ -94,6 +106,14 @@ const BENIGN = `# Notes
 - the AKIA prefix marks AWS access key ids; ghp_ marks GitHub tokens
 - -----BEGIN PUBLIC KEY----- and -----BEGIN CERTIFICATE----- are not secrets
 - JWTs start with eyJ; see https://jwt.io
+- Use a Bearer token in the Authorization header; Basic authentication is off.
+- the password is rotated monthly; the password is stored in the vault; 密码是一个敏感信息，不要记录
+- see git 3f786850e387550fdab836ed7e6dc881de23001b and entry ^3ljn1rc4u6k2, ^r7k2mf9x1a
+- path lib/store/guards/secrets/normalize/the/text and memory/semantic/people/notes/go/here
+- the AccountName=acme is public; ServiceBus namespace acme-prod
+- ghp_ marks GitHub tokens
+  and sk-learn notes continue
+- the base64 blob QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk=
 - [link](memory/semantic/people.md) — hook, \`code\`, **bold**, > quote
 | table | with | cells |
 |-------|------|-------|
@@ -122,6 +142,34 @@ describe('secret rules', () => {
 
   it('a benign corpus gives zero findings', () => {
     expect(scanSecrets(BENIGN)).toEqual([]);
+  });
+});
+
+describe('normalization: a token written oddly is still found', () => {
+  const token = 'gh' + 'p_' + fake(36, undefined, 60);
+  const fullWidth = (t: string) => [...t].map((c) => (c >= '!' && c <= '~' ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c)).join('');
+  it.each([
+    ['split by a line break', token.slice(0, 14) + '\n' + token.slice(14), 1],
+    ['split by a space', token.slice(0, 14) + ' ' + token.slice(14), 1],
+    ['split by a line break and indentation', token.slice(0, 4) + '\n  ' + token.slice(4), 1],
+    ['with U+200B inside', token.slice(0, 10) + '\u200b' + token.slice(10, 20) + '\u200b' + token.slice(20), 1],
+    ['with a soft hyphen and a word joiner', token.slice(0, 10) + '\u00ad' + token.slice(10) + '\u2060', 1],
+    ['written full-width', fullWidth(token), 1],
+  ])('%s', (_name, written, line) => {
+    const found = scanSecrets(`first line\n- 14:30 [TECH] deploy with ${written} please`);
+    expect(found.map((f) => f.rule)).toContain('github-token');
+    expect(found[0]!.line).toBe(line + 1);
+    for (const f of found) expect(f.masked).not.toContain(token.slice(4));
+  });
+
+  it('a bare 40-character AWS key needs the mixed shape or AWS context; git hashes and ids are not keys', () => {
+    const hex = fake(40, HEX, 61);
+    expect(scanSecrets(`commit ${hex}`)).toEqual([]);
+    expect(scanSecrets(`aws secret ${hex}`)).toEqual([]); // hex only: not a secret key's shape
+    const mixed = fake(38, 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', 62) + 'Q7';
+    expect(scanSecrets(`value ${mixed}`)).toEqual([]); // no "/" or "+" and no context
+    expect(scanSecrets(`aws key for the backup user: ${mixed}`).map((f) => f.rule)).toEqual(['aws-secret-key-bare']);
+    expect(scanSecrets(`aws_secret_access_key = ${mixed}`).map((f) => f.rule)).toEqual(['aws-secret-key']);
   });
 });
 

@@ -2,6 +2,10 @@
  * Secret refusal: credentials never reach a memory file. The table is ours (secretlint's
  * recommended preset misses several of these) and each rule is tested against a positive
  * sample and a benign corpus (git SHAs, UUIDs, hashes, ordinary notes).
+ *
+ * The text is normalized before matching (NFKC folds full-width letters, format characters such
+ * as U+200B are removed), and a token with a known prefix is also read joined across one space
+ * or line break, so a credential cannot slip through by being written oddly.
  */
 import { MemtierError } from '../../core/errors.js';
 
@@ -13,32 +17,103 @@ export interface SecretRule {
   group?: number;
   /** The value (group) must pass valueIsSecretLike; group - 1 holds the separator. */
   valueLooksSecret?: boolean;
+  /** The value must also pass this test (keeps prose and hashes out). */
+  check?: (value: string, match: RegExpMatchArray, text: string) => boolean;
+  /** A token with a fixed prefix: also matched joined across one space or line break. */
+  prefixed?: boolean;
+  /** Found by a scan of its own instead of `re` (which then serves redaction only): a rule without a literal to anchor on. */
+  find?: (text: string) => RegExpMatchArray[];
+  /** A literal the rule cannot match without: its regex is not run over a text that lacks it. */
+  needs?: string;
+}
+
+const isKeyChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 || c === 43;
+
+/**
+ * Runs of exactly 40 key characters ([A-Za-z0-9/+]) not glued to a longer token, in one pass: a
+ * regular expression with this lookbehind tried every position of the text (~50 ms per MB).
+ */
+function keyRuns40(text: string): RegExpMatchArray[] {
+  const out: RegExpMatchArray[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    // skip to the next key character, then to the end of its run
+    while (i < n && !isKeyChar(text.charCodeAt(i))) i++;
+    const start = i;
+    while (i < n && isKeyChar(text.charCodeAt(i))) i++;
+    if (i - start !== 40) continue;
+    const before = start > 0 ? text.charCodeAt(start - 1) : 0;
+    const after = i < n ? text.charCodeAt(i) : 0;
+    // not glued to a longer token: "=", "_", "-" on either side, "." or ":" before
+    if (before === 61 || before === 95 || before === 45 || before === 46 || before === 58 || after === 61 || after === 95 || after === 45) continue;
+    const m = [text.slice(start, i)] as unknown as RegExpMatchArray;
+    m.index = start;
+    out.push(m);
+  }
+  return out;
+}
+
+/** Machine-made: a digit and a letter, or lower and upper case past the first letter. */
+const machineLike = (v: string): boolean => (/\d/.test(v) && /[A-Za-z]/.test(v)) || (/[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)));
+
+/** A bare 40-character AWS secret key: upper, lower and digits, and a "/" or "+" or AWS context nearby. */
+function awsBareSecret(v: string, m: RegExpMatchArray, text: string): boolean {
+  if (!/[A-Z]/.test(v) || !/[a-z]/.test(v) || !/\d/.test(v)) return false;
+  if ((v.match(/[A-Z]/g)?.length ?? 0) < 3 || (v.match(/[a-z]/g)?.length ?? 0) < 3 || (v.match(/\d/g)?.length ?? 0) < 2) return false;
+  if (/^\/|\/$|\/\//.test(v)) return false; // a path, not a key
+  if (/[/+]/.test(v)) return true;
+  const before = text.slice(Math.max(0, (m.index ?? 0) - 100), m.index ?? 0);
+  return /aws|amazon|secret|access.?key|iam/i.test(before);
 }
 
 export const SECRET_RULES: SecretRule[] = [
-  { id: 'anthropic-key', description: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/ },
+  { id: 'anthropic-key', description: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/, prefixed: true },
   // The value must hold a digit: keeps kebab-case words such as "sk-learn-model-selection-notes" out.
-  { id: 'openai-key', description: 'OpenAI API key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/ },
-  { id: 'github-token', description: 'GitHub token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/ },
-  { id: 'github-pat', description: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{30,}/ },
-  { id: 'clawhub-token', description: 'ClawHub token', re: /\bclh_(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{16,}/ },
-  { id: 'aws-access-key-id', description: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { id: 'openai-key', description: 'OpenAI API key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/, prefixed: true },
+  { id: 'github-token', description: 'GitHub token', re: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/, prefixed: true },
+  { id: 'github-pat', description: 'GitHub fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{30,}/, prefixed: true },
+  { id: 'clawhub-token', description: 'ClawHub token', re: /\bclh_(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{16,}/, prefixed: true },
+  { id: 'aws-access-key-id', description: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, prefixed: true },
   {
     id: 'aws-secret-key',
     description: 'AWS secret access key',
     re: /(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key\b["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/i,
     group: 1,
   },
-  { id: 'slack-token', description: 'Slack token', re: /\bxox[abposre]-[A-Za-z0-9-]{10,}/ },
+  {
+    id: 'aws-secret-key-bare',
+    description: 'AWS secret access key (bare)',
+    // exactly 40 base64 characters, not part of a longer token, a path or a URL
+    re: /(?<![A-Za-z0-9/+=_.:-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])/,
+    find: keyRuns40,
+    check: awsBareSecret,
+  },
+  { id: 'slack-token', description: 'Slack token', re: /\bxox[abposre]-[A-Za-z0-9-]{10,}/, prefixed: true },
   { id: 'slack-webhook', description: 'Slack webhook URL', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/]{20,}/ },
-  { id: 'google-api-key', description: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}/ },
-  { id: 'stripe-key', description: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{16,}/ },
-  { id: 'jwt', description: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
-  { id: 'npm-token', description: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/ },
-  { id: 'gitlab-token', description: 'GitLab token', re: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { id: 'huggingface-token', description: 'Hugging Face token', re: /\bhf_[A-Za-z0-9]{30,}/ },
+  { id: 'google-api-key', description: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}/, prefixed: true },
+  { id: 'gcp-private-key-id', description: 'GCP service account private_key_id', re: /private_key_id["']?\s*[:=]\s*["']?([a-f0-9]{40})\b/i, group: 1, needs: 'private_key_id' },
+  { id: 'stripe-key', description: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{16,}/, prefixed: true },
+  { id: 'twilio-key', description: 'Twilio API key', re: /\bSK[0-9a-f]{32}\b/, prefixed: true, needs: 'SK' },
+  { id: 'sendgrid-key', description: 'SendGrid API key', re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/, prefixed: true, needs: 'SG.' },
+  { id: 'discord-token', description: 'Discord bot token', re: /\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b/, check: (v) => machineLike(v.split('.')[0]!) },
+  { id: 'discord-webhook', description: 'Discord webhook URL', re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{30,}/, needs: '/api/webhooks/' },
+  { id: 'telegram-token', description: 'Telegram bot token', re: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/, needs: ':AA' },
+  { id: 'azure-key', description: 'Azure storage or service bus key', re: /\b(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{30,}={0,2})/i, group: 1 },
+  { id: 'jwt', description: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, prefixed: true, needs: 'eyJ' },
+  { id: 'npm-token', description: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/, prefixed: true },
+  { id: 'gitlab-token', description: 'GitLab token', re: /\bglpat-[A-Za-z0-9_-]{20,}/, prefixed: true },
+  { id: 'huggingface-token', description: 'Hugging Face token', re: /\bhf_[A-Za-z0-9]{30,}/, prefixed: true },
   { id: 'private-key', description: 'private key block', re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
   { id: 'url-credentials', description: 'credentials in a URL', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]{3,})@[^\s]+/i, group: 1 },
+  {
+    id: 'authorization-header',
+    description: 'Bearer or Basic authorization header',
+    // "Authorization: Bearer <token>", "Bearer <token>", "Basic <base64>"; "a Bearer token" is prose
+    re: /\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/-]{8,}={0,2})(?![A-Za-z0-9._~+/=-])/i,
+    group: 1,
+    check: (v, m) => (/^basic/i.test(m[0]) ? machineLike(v) || /=$/.test(v) : v.length >= 16 && machineLike(v)),
+  },
   {
     id: 'password-assignment',
     description: 'password, secret, token or API key assignment',
@@ -46,6 +121,14 @@ export const SECRET_RULES: SecretRule[] = [
     re: /(?<![A-Za-z0-9])(?:password|passwd|pwd|secret|secret_?key|client_?secret|api_?secret|token|access_?token|auth_?token|refresh_?token|api_?key|apikey|private_?key)["']?\s*([:=])\s*["']?([^\s"',;]{4,})/i,
     group: 2,
     valueLooksSecret: true,
+  },
+  {
+    id: 'password-prose',
+    description: 'password written in a sentence',
+    // "the password is hunter2", "passphrase was Tr0ub4dor", "密码是hunter2", "口令：abc123"
+    re: /(?:(?<![A-Za-z0-9])(?:password|passphrase|passwd|pwd)\s+(?:is|was|will be)\s+|(?:密码|口令|密碼)\s*(?:是|为|為|:|：|=)\s*)["'“‘「]?([^\s"'”’」，。,;；]{4,})/i,
+    group: 1,
+    check: (v) => /[\x21-\x7e]{4,}/.test(v) && !PLACEHOLDER.test(v) && (/\d/.test(v) || /[!@#$%^&*+=?~]/.test(v) || machineLike(v)),
   },
 ];
 
@@ -83,27 +166,113 @@ export function mask(value: string): string {
  * A cheap first pass: a case-insensitive superset of every rule's literal part. Ordinary text
  * matches none of it and skips the rule regexes (each costs a compile on first use in a cold
  * process). Keep it in step with SECRET_RULES: the per-rule tests fail if a rule is not covered.
+ * The bare AWS key has no literal: its own one-pass scan runs whatever the prefilter says.
  */
-const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key/i;
+const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key|bearer|basic|accountkey|sharedaccesskey|sk[0-9a-f]{32}|sg\.|discord|:aa|[mno][a-z0-9_-]{23,25}\.|密码|口令|密碼/i;
+
+/** The literal prefixes of the `prefixed` rules: where a token split in two is looked for. */
+const JOIN_PREFIX = /(?:sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|AKIA|ASIA|xox[abposre]-|AIza|eyJ|npm_|glpat-|hf_|SK(?=[0-9a-f])|SG\.)/g;
+/** A token's first run, one break (spaces, or one line break, or both), its second run. */
+const SPLIT = /^([^\s]*?)(?:[ \t]{1,3}\n?|\n)[ \t]*([A-Za-z0-9_.-]+)/;
+
+/** Format characters (zero-width, bidi controls, soft hyphen, BOM) that hide inside a token. */
+const FORMAT_CHARS = /[\p{Cf}]/gu;
+/** The same set, spelled out (no Unicode property lookup): a cheap test before the replacement. */
+const HAS_FORMAT_CHAR = /[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud804\ud80d\ud82f\ud834\udb40]/;
+
+/**
+ * The text as matched: NFKC (full-width letters → ASCII) without format characters. Line breaks
+ * are kept, so a finding's line is the line in the original text. ASCII text is returned as is.
+ */
+export function normalizeForScan(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  const n = text.normalize('NFKC');
+  return HAS_FORMAT_CHAR.test(n) ? n.replace(FORMAT_CHARS, '') : n;
+}
 
 let compiled: RegExp[] | undefined;
+const prefixedRules = (): { rule: SecretRule; re: RegExp }[] =>
+  SECRET_RULES.flatMap((rule) => (rule.prefixed ? [{ rule, re: new RegExp('^(?:' + rule.re.source.replace(/^\\b/, '') + ')', rule.re.flags.replace('g', '')) }] : []));
+let joined: { rule: SecretRule; re: RegExp }[] | undefined;
 
-export function scanSecrets(text: string): SecretFinding[] {
+const lineOf = (text: string, index: number): number => {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+export function scanSecrets(input: string): SecretFinding[] {
   const out: SecretFinding[] = [];
-  if (!PREFILTER.test(text)) return out;
-  compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
+  const text = normalizeForScan(input);
+  const any = PREFILTER.test(text);
+  if (any) compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
+  const seen = new Set<string>();
+  const push = (rule: SecretRule, line: number, value: string): void => {
+    const masked = mask(value);
+    const k = `${line}\0${masked}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push({ rule: rule.id, description: rule.description, line, masked });
+  };
   for (let i = 0; i < SECRET_RULES.length; i++) {
     const rule = SECRET_RULES[i]!;
-    const re = compiled[i]!;
-    for (const m of text.matchAll(re)) {
+    if ((!any && !rule.find) || (rule.needs !== undefined && !text.includes(rule.needs))) continue;
+    for (const m of rule.find ? rule.find(text) : text.matchAll(compiled![i]!)) {
       const value = m[rule.group ?? 0] ?? m[0];
       if (rule.group && PLACEHOLDER.test(value)) continue;
       if (rule.valueLooksSecret && !valueIsSecretLike(value, m[rule.group! - 1] ?? '=')) continue;
-      const line = text.slice(0, m.index).split('\n').length;
-      out.push({ rule: rule.id, description: rule.description, line, masked: mask(value) });
+      if (rule.check && !rule.check(value, m, text)) continue;
+      push(rule, lineOf(text, m.index ?? 0), value);
+    }
+  }
+  // A prefixed token split by one space or line break: join its two runs when the second looks
+  // machine-made ("ghp_ marks GitHub tokens" stays prose), and match the prefixed rules again.
+  if (any) for (const p of text.matchAll(JOIN_PREFIX)) {
+    const at = p.index ?? 0;
+    if (at > 0 && /[A-Za-z0-9_]/.test(text[at - 1]!)) continue;
+    const s = SPLIT.exec(text.slice(at, at + 400));
+    if (!s || !machineLike(s[2]!) || s[2]!.length < 4) continue;
+    const whole = s[1]! + s[2]!;
+    joined ??= prefixedRules();
+    for (const { rule, re } of joined) {
+      const m = re.exec(whole);
+      if (!m || m[0].length <= s[1]!.length) continue;
+      if (re.test(s[1]!)) continue; // the first run alone is already a finding
+      push(rule, lineOf(text, at), m[0]);
     }
   }
   return out.sort((a, b) => a.line - b.line);
+}
+
+/** Replace every credential in `text` by its mask: for messages that quote what they were given. */
+export function redactSecrets(text: string): string {
+  if (!scanSecrets(text).length) return text;
+  // a private key is masked from its BEGIN line to its END line (or the end of the text)
+  let out = normalizeForScan(text).replace(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[^\n]*?-----|$)/g, (m) => mask(m));
+  compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
+  for (let i = 0; i < SECRET_RULES.length; i++) {
+    const rule = SECRET_RULES[i]!;
+    out = out.replace(compiled[i]!, (...a: unknown[]) => {
+      const m0 = a[0] as string;
+      const value = rule.group ? (a[rule.group] as string | undefined) ?? m0 : m0;
+      return m0.replace(value, mask(value));
+    });
+  }
+  // whatever is left (a split token) is cut: never quote a line that still scans as a secret
+  return out.split('\n').map((l) => (scanSecrets(l).length ? `${l.slice(0, 8)}…(${l.length} chars not shown)` : l)).join('\n');
+}
+
+/**
+ * A value quoted back in a message: cut to `max` characters, control and bidi characters shown
+ * as escapes, and never a credential (then only which kind it looks like).
+ */
+export function quoteInput(value: string, max = 40): string {
+  const found = scanSecrets(value);
+  if (found.length) return `(a value that looks like a ${found[0]!.description}, not shown)`;
+  // eslint-disable-next-line no-control-regex
+  const shown = value.replace(/[\u0000-\u001f\u007f-\u009f\p{Cf}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return shown.length > max ? `${shown.slice(0, max)}…(${value.length} chars)` : shown;
 }
 
 /** Throw (without echoing the secret) when `text` holds a credential. */

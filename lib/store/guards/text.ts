@@ -10,10 +10,54 @@ export const MAX_ENTRY_BYTES = 16 * 1024;
 
 // C0 controls except TAB and LF (CR is normalized away first), DEL, C1 controls.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** A whole terminal escape sequence: CSI (ESC [ … final byte, or C1 CSI) and OSC (ESC ] … BEL or ESC \\). */
+const ANSI = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
+/** Bidi embedding, override and isolate controls (U+202A-202E, U+2066-2069): text that displays in another order than it reads. */
+export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 
-/** Normalize text for writing: CRLF/CR → LF, strip control characters (NUL included). */
+/**
+ * Normalize text for writing: CRLF/CR → LF, terminal escape sequences removed whole
+ * (`ESC[31m` leaves nothing behind), other control characters (NUL included) and bidi
+ * embedding/override/isolate characters (U+202A-202E, U+2066-2069: text that displays in another
+ * order than it reads) stripped. Stripped, not refused: a person's hand-written line holding one
+ * must not stop rotation or archiving.
+ */
 export function sanitizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI_CONTROLS, '');
+}
+
+/** Is this UTF-16 code unit shown escaped: C0 controls but TAB and LF, DEL, C1 controls, bidi controls? */
+function hidden(c: number): boolean {
+  return (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/** Replace the code units `hidden` selects (and, with `alsoC0` false, only non-C0 ones) by `\\uXXXX`. */
+function escapeHidden(text: string, alsoC0: boolean): string {
+  // a plain loop, no regular expression: this runs on every command's output, also in a process
+  // that changed V8's regexp flags (lib/core/regexp.ts) after its patterns were first compiled
+  let out: string | undefined;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!hidden(c) || (!alsoC0 && c < 0x20)) continue;
+    out = (out ?? '') + text.slice(from, i) + `\\u${c.toString(16).padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return out === undefined ? text : out + text.slice(from);
+}
+
+/**
+ * Text shown on a terminal: control characters (ESC included, so no escape sequence reaches the
+ * terminal), and bidi controls appear as visible `\\u001b`-style escapes. TAB and LF are kept.
+ */
+export function printable(text: string): string {
+  return escapeHidden(text, true);
+}
+
+/** JSON output: the same string values, with C1 and bidi controls written as `\\u202e` escapes (JSON.stringify escapes the C0 controls itself). */
+export function printableJson(json: string): string {
+  return escapeHidden(json, false);
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
