@@ -6,6 +6,7 @@ import { flagBool, flagList, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { isEntryType, type EntryType } from '../format/entry.js';
+import { quoteInput } from '../store/guards/secrets.js';
 import type { SearchOptions, SearchResponse, SearchResult } from '../search/search.js';
 import { lazyImport } from '../core/lazy.js';
 
@@ -60,7 +61,10 @@ function render(resp: SearchResponse, explain: boolean): string {
       const days = resp.range.from === resp.range.to ? `on ${resp.range.from}` : `between ${resp.range.from} and ${resp.range.to}`;
       return `nothing ${days} (${resp.range.phrases.map((p) => `"${p}"`).join(', ')})${resp.terms.length ? ` matching ${resp.terms.join(' ')}` : ''}\ntry other words, a wider time ("last month"), or no time at all`;
     }
-    return `no match for "${resp.query}"${resp.terms.length ? ` (terms: ${resp.terms.join(' ')})` : ''}\ntry fewer or other words, drop --tags/--type/--since filters, or check "memtier health"`;
+    // the query quoted back as any input is: cut, escapes visible, a credential never shown (nor its terms)
+    const quoted = quoteInput(resp.query, 80);
+    const secret = quoted.startsWith('(a value that looks like');
+    return `no match for ${secret ? quoted : `"${quoted}"`}${resp.terms.length && !secret ? ` (terms: ${resp.terms.join(' ')})` : ''}\ntry fewer or other words, drop --tags/--type/--since filters, or check "memtier health"`;
   }
   const out: string[] = [];
   if (resp.range) out.push(`time: ${resp.range.from}${resp.range.to !== resp.range.from ? ` … ${resp.range.to}` : ''} (from "${resp.range.phrases.join('", "')}")`);

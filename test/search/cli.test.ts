@@ -40,3 +40,16 @@ describe('memtier search (CLI)', () => {
     for (const f of ['--query', '--messages', '--query-mode', '--context-used', '--max-chars', '--include-faded']) expect(r).toContain(f);
   });
 });
+
+describe('search quotes its query back safely', () => {
+  it('"no match" never shows a credential the query held, nor its terms', async () => {
+    const root = tmpTree();
+    expect((await runCli(['init', root])).code).toBe(0);
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const r = await runCli(['search', '--root', root, token]);
+    expect(r.stdout).toMatch(/no match for \(a value that looks like a GitHub token, not shown\)/);
+    expect(r.stdout + r.stderr).not.toContain(token.slice(4, 20));
+    const plain = await runCli(['search', '--root', root, 'zzqqxx']);
+    expect(plain.stdout).toContain('no match for "zzqqxx" (terms: zzqqxx)');
+  });
+});
