@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { UsageError } from '../core/errors.js';
+import { assertStateDir } from '../store/state-dir.js';
 import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
 
 /**
@@ -46,7 +47,10 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
     const format = picked[0] ?? 'crontab';
     const install = flagBool(args, 'install');
     // the crontab lines append to .memtier/cron.log: a shell cannot open it in a missing folder
-    if (format === 'crontab') mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
+    if (format === 'crontab') {
+      assertStateDir(ctx.root, 'the crontab lines\' log (.memtier/cron.log)');
+      mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
+    }
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
     if (format === 'systemd') {

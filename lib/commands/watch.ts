@@ -17,6 +17,7 @@ import { version } from '../core/version.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { ask, readWatchInfo, SOCKET_FILE, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { startServer, type ServerStatus } from '../watch/server.js';
+import { assertStateDir } from '../store/state-dir.js';
 
 export const WATCH_LOG = '.memtier/watch.log';
 
@@ -104,6 +105,8 @@ export const command: CommandSpec = {
     const modes = ['detach', 'status', 'stop'].filter((m) => flagBool(args, m));
     if (modes.length > 1) throw new UsageError(`watch: choose one of --${modes.join(', --')}`);
     const waitMs = flagNumber(args, 'wait') ?? 60_000;
+    // the server's announcement, socket folder and log live in .memtier/: never through a link
+    if (!flagBool(args, 'status') && !flagBool(args, 'stop')) assertStateDir(ctx.root, 'memtier watch');
     if (flagBool(args, 'status')) {
       const r = await running(ctx.root);
       if (!r) return { text: `memtier watch is not running for ${ctx.root}`, json: { ok: true, running: false }, exitCode: 1 };

@@ -4,6 +4,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { MemtierError } from '../core/errors.js';
 
 /**
  * Why `.memtier/` (or a folder under it, e.g. `index`) cannot hold memtier's derived state:
@@ -20,4 +21,15 @@ export function stateDirProblem(root: string, sub = ''): { rel: string; why: str
     if (!st.isDirectory()) return { rel, why: 'is not a folder' };
   }
   return undefined;
+}
+
+/** Throw a clear error (nothing written) when `.memtier/` cannot hold state: for the commands that write there outside the store (watch, cron). */
+export function assertStateDir(root: string, what: string): void {
+  const p = stateDirProblem(root);
+  if (!p) return;
+  throw new MemtierError(`${p.why}: ${what} writes there, never through a link or into something that is not a folder; nothing was written`, {
+    code: 'state-dir',
+    file: p.rel,
+    hint: 'run "memtier health" (file-types says where it points), move it aside, and run the command again',
+  });
 }
