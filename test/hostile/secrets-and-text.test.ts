@@ -12,20 +12,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SECRET_RULES } from '../../lib/store/guards/secrets.js';
 import { expectNoCrash, expectNoLeak, expectRefused, makeMemory, runCli, snapshotMemory, withoutHousekeeping } from './kit.js';
+import { B64, b64url, fake, HEX, UPPER } from '../fake-credentials.js';
 
-function fake(len: number, alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', seed = 7): string {
-  let x = seed;
-  let s = '';
-  for (let i = 0; i < len; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    s += alphabet[x % alphabet.length];
-  }
-  return s;
-}
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const HEX = '0123456789abcdef';
-const b64url = (len: number, seed: number) => fake(len, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-', seed);
 
 /** One credential of each kind of the store's table: the text written and the value never shown. */
 interface Kind { rule: string; text: string; secret: string }

@@ -9,21 +9,8 @@ import { join } from 'node:path';
 import { scanSecrets, SECRET_RULES, mask } from '../../lib/store/guards/secrets.js';
 import { rmTree, tmpTree } from '../helpers.js';
 import { store, thrown } from './util.js';
+import { B64, b64url, fake, HEX, UPPER } from '../fake-credentials.js';
 
-/** Deterministic fake characters (never a real key). */
-function fake(len: number, alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789', seed = 7): string {
-  let x = seed;
-  let s = '';
-  for (let i = 0; i < len; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    s += alphabet[x % alphabet.length];
-  }
-  return s;
-}
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const HEX = '0123456789abcdef';
-const b64url = (len: number, seed: number) => fake(len, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-', seed);
 const begin = (kind: string) => '-----' + 'BEGIN ' + kind + 'PRIVATE' + ' KEY-----';
 
 interface Sample { rule: string; sample: string; secret: string }
