@@ -37,18 +37,8 @@ import { makeTestCtx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
 import { measureScale, renderScale, scaleOptions } from './perf-scale.js';
+import { seededRandom as prng } from '../core/random.js';
 
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EN = `server deploy docker nginx postgres billing invoice customer backup restore cache redis queue worker cron
 schedule release version rollback incident outage latency memory disk network proxy certificate domain token review

@@ -14,3 +14,15 @@ export function randomChars(n: number): string {
   for (let i = 0; i < n; i++) s += DIGITS[Math.floor(Math.random() * 36)];
   return s;
 }
+
+/** mulberry32: a small deterministic PRNG in [0, 1), for synthetic memories and generated tests (a failure repeats). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -12,6 +12,7 @@ import { similarIndex } from '../../lib/lifecycle/dream.js';
 import { loadSnapshot } from '../../lib/memory/snapshot.js';
 import { generateMemory } from '../../lib/bench/perf.js';
 import { tmpTree, writeTree } from '../helpers.js';
+import { seededRandom } from '../../lib/core/random.js';
 
 /** Every pair i < j with Jaccard ≥ t, the way the check computed it before (all pairs). */
 function pairwise(sets: { words: string[] }[], t: number): string[] {
@@ -31,17 +32,7 @@ function pairwise(sets: { words: string[] }[], t: number): string[] {
 
 const found = (sets: { words: string[] }[], t: number): string[] => similarPairs(sets, t).map(([i, j, jac]) => `${i} ${j} ${jac}`);
 
-/** A random generator with a seed (mulberry32), so a failure repeats. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 /** Word sets where about a third are near-copies of an earlier one (a word or two changed, added or dropped). */
 function randomSets(seed: number, n: number): { words: string[] }[] {
