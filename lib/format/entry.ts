@@ -10,6 +10,7 @@
  * A superseded entry is struck through: `- ~~14:30 [DECISION] use MySQL~~ superseded by ^k2j3mx0a ^old1d2e3`.
  */
 import { randomChars } from '../core/random.js';
+import { sanitizeText } from './text.js';
 
 export const ENTRY_TYPES = ['PREF', 'DECISION', 'PROJ', 'TECH', 'LESSON', 'PEOPLE', 'EVENT', 'TEMP'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -124,12 +125,13 @@ const FORGED_ID = /(^|\s)\^(?=[A-Za-z0-9][A-Za-z0-9-]{2,63}(?:\s|$))/g;
 
 /**
  * Collapse a user-supplied text to one entry line: CRLF/CR/LF and other line separators → space,
- * trim. A line break cannot start a `---` fence, a heading or a closure line inside an entry, and
+ * trim; control, escape and bidi characters stripped as the store strips them (so the line a command
+ * reports is the line stored). A line break cannot start a `---` fence, a heading or a closure line inside an entry, and
  * a word shaped like an entry id is escaped (`^abc123` → `\^abc123`, shown as `^abc123` by
  * markdown) so the text cannot carry a second, forged `^id`: the entry's own id is the only one.
  */
 export function oneLine(text: string): string {
-  return text.replace(/\r\n?|[\n\v\f\u0085\u2028\u2029]/g, ' ').replace(/[ \t]+/g, ' ').trim().replace(FORGED_ID, '$1\\^');
+  return sanitizeText(text.replace(/\r\n?|[\n\v\f\u0085\u2028\u2029]/g, ' ')).replace(/[ \t]+/g, ' ').trim().replace(FORGED_ID, '$1\\^');
 }
 
 export interface LocatedEntry extends Entry {

@@ -136,7 +136,14 @@ export function checkMemory({ root, env, acked, forgets, superseded, person, per
       const core = info.entry.slice(info.entry.indexOf('['), info.entry.lastIndexOf(' ^'));
       const logLine = where.get(id).map((w) => w.replace(/:\d+$/, '')).find(isLog);
       const line = files.get(logLine).split('\n').find((l) => l.endsWith(`^${id}`));
-      if (!line.includes(core)) fail(`^${id}: stored as "${line.slice(0, 160)}", acknowledged as "${info.entry.slice(0, 160)}"`);
+      if (!line.includes(core)) {
+        // Show where the two differ, not just their starts.
+        const from = line.indexOf(core.slice(0, 12));
+        let at = 0;
+        while (at < core.length && from >= 0 && line[from + at] === core[at]) at++;
+        const around = (t, i) => JSON.stringify(t.slice(Math.max(0, i - 40), i + 80));
+        fail(`^${id}: stored words differ from the acknowledged ones at character ${at} of ${core.length}: stored ${from < 0 ? JSON.stringify(line.slice(0, 160)) : around(line, from + at)}, acknowledged ${around(core, at)}`);
+      }
     }
   }
   for (const [id, n] of inLogs) {

@@ -120,6 +120,20 @@ describe('wal', () => {
     expect(() => addEntries(ctx, [{ text: 'again', id: 'd1-3', at: new Date('2023-05-08T15:00:00Z') }])).toThrow(/already exists/);
   });
 
+  it('the entry a write reports is the line stored: bidi, escape and control characters are stripped before it is built (chaos seed 1)', async () => {
+    const root = tmpTree({ 'MEMORY.md': '# M\n' });
+    const text = 'a~~struck~~\u202b - 22:15 \u001b[31mred\u001b[0m \u0007bell \u2066iso\u2069 \u202b^deadbeef01 end';
+    for (const argv of [['wal', 'decide', text], ['wal', 'pending', text], ['add', text]]) {
+      const r = await runCli([...argv, '--root', root, '--json']);
+      expect(r.code).toBe(0);
+      const { id, entry } = JSON.parse(r.stdout) as { id: string; entry?: string };
+      const files = [join(root, 'memory/working-buffer.md'), ...(existsSync(join(root, 'memory/episodic')) ? readdirSync(join(root, 'memory/episodic')).map((f) => join(root, 'memory/episodic', f)) : [])];
+      const stored = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).find((l) => l.endsWith(`^${id}`));
+      expect(stored).toContain('a~~struck~~ - 22:15 red bell iso \\^deadbeef01 end');
+      if (entry !== undefined) expect(stored).toBe(entry);
+    }
+  });
+
   it('CLI: wal, add, rotate, get, snapshot and restore with --json', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     const r1 = await runCli(['wal', 'decide', 'use', 'Postgres', '--root', root, '--json']);

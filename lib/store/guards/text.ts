@@ -2,30 +2,22 @@
  * Text guards: what may be written into a memory file, and what may be read from one.
  */
 import { MemtierError } from '../../core/errors.js';
+import { sanitizeText } from '../../format/text.js';
 
 /** Largest memory file memtier reads or writes. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Largest single appended entry. One write() of this size is atomic in practice on local filesystems. */
 export const MAX_ENTRY_BYTES = 16 * 1024;
 
-// C0 controls except TAB and LF (CR is normalized away first), DEL, C1 controls.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-/** A whole terminal escape sequence: CSI (ESC [ … final byte, or C1 CSI) and OSC (ESC ] … BEL or ESC \\). */
-const ANSI = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
 /** Bidi embedding, override and isolate controls (U+202A-202E, U+2066-2069): text that displays in another order than it reads. */
 export const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
-const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * Normalize text for writing: CRLF/CR → LF, terminal escape sequences removed whole
- * (`ESC[31m` leaves nothing behind), other control characters (NUL included) and bidi
- * embedding/override/isolate characters (U+202A-202E, U+2066-2069: text that displays in another
- * order than it reads) stripped. Stripped, not refused: a person's hand-written line holding one
- * must not stop rotation or archiving.
+ * Normalize text for writing: the format layer's `sanitizeText` (lib/format/text.ts): CRLF/CR → LF,
+ * terminal escapes removed whole, other control and bidi characters stripped. Stripped, not
+ * refused: a person's hand-written line holding one must not stop rotation or archiving.
  */
-export function sanitizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(ANSI, '').replace(CONTROL, '').replace(BIDI_CONTROLS, '');
-}
+export { sanitizeText };
 
 /** Is this UTF-16 code unit shown escaped: C0 controls but TAB and LF, DEL, C1 controls, bidi controls? */
 function hidden(c: number): boolean {
