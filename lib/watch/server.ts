@@ -14,7 +14,7 @@
  * two servers never both announce themselves for one root.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -22,6 +22,7 @@ import type { Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { acquireLock } from '../store/lock.js';
+import { readMemoryFile } from '../store/store.js';
 import { commandIndex } from '../cli/args.js';
 import { ask, buildId, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import type { TreeStatus } from './tree.js';
@@ -123,7 +124,8 @@ function socketPlace(root: string): { socket: string; made?: string } {
  */
 async function warmUp(ctx: Ctx, main: Main): Promise<void> {
   let text = '';
-  try { text = readFileSync(join(ctx.root, 'MEMORY.md'), 'utf8').slice(0, 20_000); } catch { return; }
+  // read as every command reads it: a MEMORY.md that is a link (out of the root) gives no words
+  try { text = (readMemoryFile(ctx.root, 'MEMORY.md') ?? '').slice(0, 20_000); } catch { return; }
   const words = [...new Set(text.toLowerCase().match(/\p{L}{4,}/gu) ?? [])].slice(0, 40);
   const sink = { write: (): boolean => true, isTTY: false };
   for (let i = 0; i + 1 < words.length; i += 2) {

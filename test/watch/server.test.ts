@@ -3,8 +3,8 @@
  * what it would have printed itself; an edit made right before a call is seen; a server killed
  * with SIGKILL, stopped, or from another build is bypassed; one server per root.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,6 +70,17 @@ describe('memtier watch', () => {
     const status = JSON.parse(runBin(['watch', '--status', '--json', '--root', root], { env: ENV }).stdout);
     expect(status).toMatchObject({ ok: true, running: true, requests: 6 });
     expect(status.tree).toMatchObject({ files: 11, rescans: 1 });
+  });
+
+  it('a MEMORY.md linked out of the root is not read to warm the server up (a FIFO there would block its start)', async () => {
+    const root = memory();
+    const outside = tmpTree();
+    roots.push(outside);
+    execFileSync('mkfifo', [join(outside, 'pipe')]);
+    rmSync(join(root, 'MEMORY.md'));
+    symlinkSync(join(outside, 'pipe'), join(root, 'MEMORY.md'));
+    await serve(root);
+    expect(viaWatch(['search', 'deploy'], root).code).toBe(0);
   });
 
   it('recall\'s cache never answers for a memory that changed: a write, a hand edit, a moved file (issue #12)', async () => {
