@@ -9,7 +9,7 @@ import { MemtierError, UsageError } from '../core/errors.js';
 import { trashProblem } from '../store/store.js';
 import { PATHS } from '../format/layout.js';
 import { DEFAULT_TRASH_DAYS, trashDays } from '../format/trash.js';
-import { olderThan, purgeItems, restoreItems, trashItems } from '../lifecycle/trash.js';
+import { olderThan, purgeItems, restoreEntry, restoreItems, trashItems } from '../lifecycle/trash.js';
 
 /** `--older-than`: days, `30` or `30d`. */
 function parseDays(v: string): number {
@@ -21,13 +21,13 @@ function parseDays(v: string): number {
 export const command: CommandSpec = {
   name: 'trash',
   summary: 'what memtier removed: list, restore, purge',
-  usage: ['trash list', 'trash restore ITEM [--to PATH]', 'trash purge [ITEM] [--older-than Nd] [--dry-run]'],
+  usage: ['trash list', 'trash restore ITEM [--to PATH]', 'trash restore ^ID', 'trash purge [ITEM] [--older-than Nd] [--dry-run]'],
   description: `memtier never deletes a memory file: what it removes goes to ${PATHS.trash}/ (the buffer copy each
 rotation leaves, files past retention, leftovers, torn lines, the lines "forget" removed). An ITEM is
 a name "list" prints, e.g. 2026-05-15T143000/memory/working-buffer.md (a STAMP folder names every item
 under it). "restore" moves a whole file back where it came from, never over a different file (it
-refuses; --to restores it beside, under another name); forgotten lines and torn tails are read and
-added again by hand. "purge" deletes for real, under the memory's lock: ITEM, or every item older
+refuses; --to restores it beside, under another name). "restore ^ID" puts an entry "forget" removed
+back in the file it came from, at its old line; torn tails are read and added again by hand. "purge" deletes for real, under the memory's lock: ITEM, or every item older
 than --older-than days, or both. The nightly "consolidate" purges items older than
 $MEMTIER_TRASH_DAYS days (default ${DEFAULT_TRASH_DAYS}; "off" keeps them).`,
   subcommands: { list: 'items with their kind, day, size and origin', restore: 'put an item back where it came from', purge: 'delete items for good' },
@@ -36,7 +36,7 @@ $MEMTIER_TRASH_DAYS days (default ${DEFAULT_TRASH_DAYS}; "off" keeps them).`,
     { name: 'older-than', type: 'string', value: 'Nd', description: 'purge: only items trashed more than N days ago' },
     { name: 'dry-run', type: 'boolean', description: 'purge: show what would be deleted, delete nothing' },
   ],
-  examples: ['memtier trash list', 'memtier trash restore 2026-05-15T143000/memory/episodic/2026-04-01.md', 'memtier trash purge --older-than 30d --dry-run'],
+  examples: ['memtier trash list', 'memtier trash restore 2026-05-15T143000/memory/episodic/2026-04-01.md', 'memtier trash restore ^3ay3v36ehcao', 'memtier trash purge --older-than 30d --dry-run'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const [sub, ...rest] = args.positionals;
     const problem = trashProblem(ctx.root);
@@ -59,6 +59,12 @@ $MEMTIER_TRASH_DAYS days (default ${DEFAULT_TRASH_DAYS}; "off" keeps them).`,
       case 'restore': {
         if (rest.length !== 1) throw new UsageError('trash restore needs one ITEM', '"memtier trash list" shows the names');
         const to = flagString(args, 'to');
+        const ref = /^\^([A-Za-z0-9][A-Za-z0-9-]{2,63})$/.exec(rest[0]!);
+        if (ref) {
+          if (to !== undefined) throw new UsageError('--to restores a whole file; a forgotten entry goes back where it was');
+          const e = restoreEntry(ctx, ref[1]!);
+          return { text: args.quiet ? '' : e.message, json: e, ...(e.restored.length ? { commitSummary: `trash restore ^${e.id}` } : {}) };
+        }
         const r = restoreItems(ctx, rest[0]!, to !== undefined ? { to } : {});
         return { text: args.quiet ? '' : r.message, json: r, ...(r.restored.length ? { commitSummary: `trash restore ${r.restored.map((x) => x.to).join(', ')}` } : {}) };
       }

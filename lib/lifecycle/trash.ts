@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { parseEntryLine } from '../format/entry.js';
 import { PATHS } from '../format/layout.js';
 import { listTrash, trashDays, trashName, type TrashItem } from '../format/trash.js';
 import { openStore, type Tx } from '../store/store.js';
+import { BUFFER_HEADER } from '../wal/rotate.js';
 import type { Op } from './common.js';
 
 export function trashItems(ctx: Ctx): TrashItem[] {
@@ -60,7 +62,7 @@ export function restoreItems(ctx: Ctx, arg: string, opts: { to?: string } = {}):
   if (bad) {
     throw new MemtierError(`${bad.name} is ${bad.kind === 'forgotten' ? 'the forgotten lines of a day' : bad.kind === 'torn' ? 'the torn tail of an interrupted write' : 'not something memtier put in the trash'}: it has no place to go back to`, {
       code: 'usage', file: bad.rel,
-      hint: bad.kind === 'forgotten' || bad.kind === 'torn' ? `read it ("memtier get ${bad.rel}") and add what you need again with "memtier add"` : `move it by hand (mv ${bad.rel} …)`,
+      hint: bad.kind === 'forgotten' ? 'restore its entries one by one: memtier trash restore ^ID (the ids are at the ends of its lines)' : bad.kind === 'torn' ? `read it ("memtier get ${bad.rel}") and add what you need again with "memtier add"` : `move it by hand (mv ${bad.rel} …)`,
     });
   }
   if (opts.to !== undefined && items.length !== 1) throw new MemtierError(`--to takes one item; "${arg}" names ${items.length}`, { code: 'usage', hint: 'restore the items one at a time' });
@@ -181,4 +183,61 @@ export function gitHistoryHint(root: string, what: { id?: string | undefined; ra
     `(needs git-filter-repo; every other clone must be cloned again): find it with  git log --oneline -S '${what.id ? `^${what.id}` : what.raw.slice(0, 60).replace(/'/g, "'\\''")}'`,
     `  printf '%s\\n' '${rule.replace(/'/g, "'\\''")}' > /tmp/memtier-purge.txt && git filter-repo --replace-text /tmp/memtier-purge.txt`,
   ];
+}
+
+export interface EntryRestoreResult { ok: true; id: string; restored: { from: string; to: string; line: number }[]; already: string[]; message: string }
+
+const FORGOTTEN_HEAD = /^## \d{2}:\d{2} from (.+):(\d+)\s*$/;
+
+/**
+ * Put a forgotten entry (`^id`) back: every line `forget` saved for it in memory/.trash/forgotten/
+ * goes back to the file it came from, at its old line number (or the end, when the file is now
+ * shorter; a missing file is made again), and leaves the trash. A file that already holds the id
+ * is left alone. The SESSION-STATE.md item the WAL had made of it stays in the trash: the entry
+ * is in its log again, the open-items list is the agent's to rebuild.
+ */
+export function restoreEntry(ctx: Ctx, id: string): EntryRestoreResult {
+  const restored: EntryRestoreResult['restored'] = [];
+  const already: string[] = [];
+  const hasId = (l: string): boolean => parseEntryLine(l)?.id === id;
+  openStore(ctx).mutate((tx) => {
+    for (const item of trashItems(ctx).filter((i) => i.kind === 'forgotten')) {
+      const text = tx.read(item.rel);
+      if (text === undefined || !text.includes(`^${id}`)) continue;
+      const lines = text.split('\n');
+      const keep: boolean[] = lines.map(() => true);
+      for (let k = 0; k < lines.length; k++) {
+        const head = FORGOTTEN_HEAD.exec(lines[k]!);
+        if (!head) continue;
+        let end = k + 1;
+        while (end < lines.length && !/^## /.test(lines[end]!)) end++;
+        const hits = lines.slice(k + 1, end).map((l, j) => ({ l, at: k + 1 + j })).filter((x) => hasId(x.l));
+        if (!hits.length) continue;
+        const to = head[1]!;
+        const cur = tx.read(to);
+        const curLines = cur === undefined ? [] : cur.replace(/\n$/, '').split('\n');
+        if (curLines.some(hasId)) { already.push(to); continue; } // the trash keeps its copy
+        {
+          const at = Math.min(Math.max(Number(head[2]) - 1, 0), curLines.length);
+          const base = cur === undefined && to === PATHS.buffer ? BUFFER_HEADER.replace(/\n$/, '').split('\n') : curLines;
+          const pos = cur === undefined ? base.length : at;
+          const next = [...base.slice(0, pos), ...hits.map((h) => h.l), ...base.slice(pos)];
+          tx.write(to, next.join('\n') + '\n', { expected: cur ?? null });
+          restored.push({ from: item.rel, to, line: pos + 1 });
+        }
+        for (const h of hits) keep[h.at] = false;
+        // the block's heading goes too when nothing else is under it
+        if (lines.slice(k + 1, end).every((l, j) => !keep[k + 1 + j] || l.trim() === '')) keep[k] = false;
+      }
+      tx.write(item.rel, lines.filter((_, k) => keep[k]).join('\n'), { expected: text });
+    }
+  });
+  if (!restored.length && !already.length) {
+    throw new MemtierError(`no forgotten entry ^${id} in ${PATHS.trash}/forgotten/`, { code: 'not-found', hint: '"memtier trash list" shows what the trash holds; a rotation\'s buffer copy is restored by its item name' });
+  }
+  const message = [
+    ...restored.map((r) => `restored ^${id} to ${r.to}:${r.line}`),
+    ...already.map((a) => `${a} already holds ^${id}: left as it is`),
+  ].join('\n');
+  return { ok: true, id, restored, already, message };
 }

@@ -161,10 +161,45 @@ describe('memtier trash list|restore|purge and the retention of consolidate', ()
 
     const forgotten = await cli(root, ['trash', 'restore', 'forgotten/2026-04-02.md']);
     expect(forgotten.code).toBe(2);
-    expect(forgotten.stderr).toContain('memtier add');
+    expect(forgotten.stderr).toContain('memtier trash restore ^ID');
     const missing = await cli(root, ['trash', 'restore', '../MEMORY.md']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no item');
+  });
+
+  it('restore ^ID: a forgotten entry goes back to its file at its old line and leaves the trash; the WAL\'s state copy stays; a file holding it already is left alone', async () => {
+    const root = await fresh();
+    const ids = [];
+    for (const t of ['first note about caddy', 'second note about caddy', 'third note']) ids.push(idOf((await cli(root, ['add', t, '--json'])).stdout));
+    const decided = idOf((await cli(root, ['wal', 'decide', 'use Caddy instead of nginx', '--json'])).stdout);
+    const before = notTrash(readTree(root));
+    for (const id of [ids[1], decided]) expect((await cli(root, ['forget', `^${id}`])).code).toBe(0);
+    expect(notTrash(readTree(root))).not.toEqual(before);
+
+    const r = await cli(root, ['trash', 'restore', `^${ids[1]}`, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const day = Object.keys(before).find((p) => /^memory\/episodic\/\d{4}-\d{2}-\d{2}\.md$/.test(p))!;
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, id: ids[1], restored: [{ to: day, line: before[day]!.split('\n').findIndex((l) => l.endsWith(`^${ids[1]}`)) + 1 }] });
+    expect(read(root, day)).toBe(before[day]);
+    expect((await cli(root, ['trash', 'restore', `^${decided}`])).code).toBe(0);
+    expect(read(root, 'memory/working-buffer.md')).toBe(before['memory/working-buffer.md']);
+    const trash = Object.entries(readTree(root)).filter(([p]) => p.startsWith('memory/.trash/forgotten/')).map(([, t]) => t).join('\n');
+    expect(trash).not.toContain(`^${ids[1]}`);
+    expect(trash).not.toContain(`^${decided}`);
+    expect(trash).toContain('from SESSION-STATE.md');
+
+    const again = await cli(root, ['trash', 'restore', `^${ids[1]}`]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`no forgotten entry ^${ids[1]}`);
+
+    // forgotten, then written again by hand: the file keeps its line, the trash its copy
+    expect((await cli(root, ['forget', `^${ids[2]}`])).code).toBe(0);
+    writeFileSync(join(root, day), read(root, day) + `- 09:00 third note, typed again ^${ids[2]}\n`);
+    const kept = readTree(root);
+    const left = await cli(root, ['trash', 'restore', `^${ids[2]}`, '--json']);
+    expect(left.code, left.stderr).toBe(0);
+    expect(JSON.parse(left.stdout)).toMatchObject({ restored: [], already: [day] });
+    expect(readTree(root)).toEqual(kept);
   });
 
   it('purge: --older-than (dry run first), one ITEM; empty folders go, younger items stay', async () => {
