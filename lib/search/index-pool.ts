@@ -25,6 +25,8 @@ const BATCH_FILES = 256;
 const STALL_MS = 15_000;
 /** Terms a worker keeps numbered (its memory stays bounded; it empties its dictionary past them). */
 const MAX_TERMS = 50_000;
+/** A worker's young generation (MB; V8's default lets it grow to 48). */
+const YOUNG_MB = 6;
 /** Most workers. */
 const MAX_WORKERS = 4;
 /** A memory smaller than this is encoded in the main thread (a worker costs ~50 ms to start). */
@@ -87,7 +89,8 @@ export function encodeOnWorkers(root: string, files: PoolFile[], dict: Dictionar
     for (let w = 0; w < W; w++) {
       const { port1, port2 } = new wt.MessageChannel();
       const init: WorkerInit = { root, port: port2, ctl, slot: w, cjk: o.cjk, maxTerms: o.maxTerms ?? MAX_TERMS };
-      const worker = new wt.Worker(o.url, { workerData: init, transferList: [port2] });
+      // a small young generation: a worker's garbage is short-lived strings, and each MB of it is resident
+      const worker = new wt.Worker(o.url, { workerData: init, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
       worker.unref();
       worker.on('error', () => { /* seen as silence: the main thread takes over */ });
       workers.push(worker);
