@@ -99,6 +99,22 @@ results.push(await build({
   logLevel: 'warning',
   metafile: true,
 }));
+// an index build's worker thread (lib/search/index-pool.ts starts ./_index-worker.js beside the bundle
+// that builds; the underscore keeps it from being taken for a command): only a build loads it
+results.push(await build({
+  entryPoints: [join(lib, 'search', 'index-worker.js')],
+  outfile: join(out, '_index-worker.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['gray-matter'],
+  define: { MEMTIER_BUNDLED: 'true' },
+  plugins: [builtins],
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+}));
 // a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself
 writeFileSync(join(repo, 'dist', 'build-id'), `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}\n`);
 const bytes = results.reduce((n, r) => n + Object.values(r.metafile.outputs).reduce((m, o) => m + o.bytes, 0), 0);

@@ -8,11 +8,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { stateDirProblem } from '../store/state-dir.js';
-import { classify } from '../format/layout.js';
 import { MemoryIndex, readAndIndex, type IndexView } from './corpus.js';
 import { setCjkMode } from './tokenize.js';
 import { INDEX_DIR, openManifest, readFileTable, readManifest, REBUILD_AT, REBUILD_BYTES, type DirRow } from './index-format.js';
 import { IndexBuilder } from './index-build.js';
+import { poolSize } from './index-pool.js';
 import { checkFreshness, freshnessSourceFor, scanFiles, type Scan } from './freshness.js';
 import { CachedIndex } from './index-view.js';
 import { buildProgress } from './progress.js';
@@ -47,16 +47,7 @@ function buildFrom(ctx: Ctx, scan: Scan): IndexView {
     } catch { b = undefined; /* read-only memory: search without a cache */ }
     if (b) {
       try {
-        const at = new Map<string, number>();
-        scan.files.forEach((f, i) => {
-          const rec = readAndIndex(ctx.root, f.path);
-          if (rec) {
-            at.set(f.path, b!.paths.length);
-            // the scan's stats, taken before the read: a change after them is seen by the next query
-            b!.addFile(f.path, f.mtimeMs, f.size, rec.docs, classify(f.path));
-          }
-          progress.tick(i + 1);
-        });
+        const at = b.addFiles(ctx.root, scan.files, poolSize(bytes, ctx.env), (done) => progress.tick(done));
         // this build, opened as any cached one (another builder's swap of the manifest in the
         // meantime does not remove it for 30 s)
         const m = b.finish(ctx.root, remapDirs(scan, at, b.paths.length));
@@ -80,11 +71,11 @@ function buildFrom(ctx: Ctx, scan: Scan): IndexView {
 }
 
 /** DirRow first/count in the build's file numbering (files that vanished between scan and read are left out). */
-function remapDirs(scan: Scan, at: Map<string, number>, nfiles: number): DirRow[] {
+function remapDirs(scan: Scan, at: Int32Array, nfiles: number): DirRow[] {
   return scan.dirs.map(([dir, mt, subs, first, count]) => {
     let f = -1;
     let n = 0;
-    for (let i = first; i < first + count; i++) { const j = at.get(scan.files[i]!.path); if (j !== undefined) { if (f < 0) f = j; n++; } }
+    for (let i = first; i < first + count; i++) { const j = at[i]!; if (j >= 0) { if (f < 0) f = j; n++; } }
     return [dir, n === count ? mt : -1, subs, f < 0 ? nfiles : f, n];
   });
 }

@@ -132,11 +132,12 @@ export function indexFile(path: string, text: string, mtimeMs = 0, size = text.l
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
- * Read and index one memory file; undefined when it vanished, or is not a regular file (a
- * symbolic link is never followed, a FIFO never blocks) or is over MAX_FILE_BYTES: what the
- * store's strict reader refuses is not searched either (`memtier health` reports it).
+ * Read one memory file's text (BOM dropped, line ends as \n) and stats; undefined when it
+ * vanished, or is not a regular file (a symbolic link is never followed, a FIFO never blocks) or
+ * is over MAX_FILE_BYTES: what the store's strict reader refuses is not searched either
+ * (`memtier health` reports it).
  */
-export function readAndIndex(root: string, rel: string): FileRecord | undefined {
+export function readMemoryText(root: string, rel: string): { text: string; mtimeMs: number; size: number } | undefined {
   let fd: number;
   try { fd = openSync(join(root, rel), READ_FLAGS); } catch { return undefined; }
   try {
@@ -146,12 +147,18 @@ export function readAndIndex(root: string, rel: string): FileRecord | undefined 
     let off = 0;
     for (let n; off < buf.length && (n = readSync(fd, buf, off, buf.length - off, off)) > 0;) off += n;
     const text = buf.toString('utf8', 0, off).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
-    return indexFile(rel, text, st.mtimeMs, st.size);
+    return { text, mtimeMs: st.mtimeMs, size: st.size };
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Read and index one memory file (readMemoryText); undefined when it cannot be read. */
+export function readAndIndex(root: string, rel: string): FileRecord | undefined {
+  const r = readMemoryText(root, rel);
+  return r && indexFile(rel, r.text, r.mtimeMs, r.size);
 }
 
 /** Postings per chunk of MemoryIndex's posting log. */

@@ -13,7 +13,10 @@ import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSy
 import { join } from 'node:path';
 import { classify, type FileInfo } from '../format/layout.js';
 import { packInfo, type Doc } from './corpus.js';
-import { own } from './tokenize.js';
+import { Dictionary, IntList, TermCoder } from './term-coder.js';
+import { readMemoryText } from './corpus.js';
+import { tokenizerConfigKey } from './tokenize.js';
+import { encodeOnWorkers, workerUrl, type PoolFile, type PoolOptions } from './index-pool.js';
 import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, termHash, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
 
 /** Term buckets at most (each a spill file while building). */
@@ -50,7 +53,14 @@ export class IndexBuilder {
   slots = 0;
   readonly paths: string[] = [];
   private readonly B: number;
-  private readonly termIds = new Map<string, number>();
+  /** The build's terms, numbered in the order they are met. */
+  readonly dict = new Dictionary();
+  /** Per term number: its bucket-local id (local << log2 B | bucket), −1 before its first posting. */
+  private loc = new Int32Array(4096).fill(-1);
+  private coder?: TermCoder;
+  /** Files read and encoded on worker threads (the rest in this thread). */
+  workerFiles = 0;
+  private readonly enc = new IntList(16 * 1024);
   private readonly bucketTerms: string[][];
   /** Per bucket: (local term id, slot, tf << 1 | tag) triples not yet spilled. */
   private readonly buf: Int32Array[];
@@ -93,28 +103,89 @@ export class IndexBuilder {
       flen += len;
       this.entryLen.push(len);
       const tags = d.tagTerms;
-      for (const [t, tf] of d.tf) this.post(t, slot, (tf << 1) | (tags.has(t) ? 1 : 0));
+      for (const [t, tf] of d.tf) this.post(this.dict.id(t), slot, (tf << 1) | (tags.has(t) ? 1 : 0));
       d.forget();
     }
+    this.fileDone(path, mtimeMs, size, docs.length, flen, info);
+  }
+
+  /**
+   * Read and index `files` in order, on `workers` worker threads when more than 0 (index-pool.ts;
+   * the same build), calling `tick(done)` as files are done. Returns each file's number in the
+   * build, −1 for one that could not be read (vanished, not a regular file, too large). The stats
+   * stored are the files' given ones (the scan's, taken before the read: a change after them is
+   * seen by the next query). `pool`: for tests (the worker's module, its bounds).
+   */
+  addFiles(root: string, files: (PoolFile & { mtimeMs: number })[], workers: number, tick: (done: number) => void = () => {}, pool: Partial<PoolOptions> = {}): Int32Array {
+    const at = new Int32Array(files.length).fill(-1);
+    let next = 0;
+    const url = workers > 0 ? pool.url ?? workerUrl() : undefined;
+    if (url) {
+      next = encodeOnWorkers(root, files, this.dict, { cjk: tokenizerConfigKey(), ...pool, count: workers, url }, (i, entries, data, from) => {
+        const f = files[i]!;
+        if (entries >= 0) { at[i] = this.paths.length; this.addEncoded(f.path, f.mtimeMs, f.size, classify(f.path), entries, data, from); }
+        tick(i + 1);
+      });
+      this.workerFiles += next;
+    }
+    for (let i = next; i < files.length; i++) {
+      const f = files[i]!;
+      const r = readMemoryText(root, f.path);
+      if (r) { at[i] = this.paths.length; this.addText(f.path, f.mtimeMs, f.size, r.text); }
+      tick(i + 1);
+    }
+    return at;
+  }
+
+  /** Index one file from its text (the same postings as addFile of its Docs, without them). */
+  addText(path: string, mtimeMs: number, size: number, text: string, info: FileInfo = classify(path)): void {
+    this.coder ??= new TermCoder(this.dict);
+    this.enc.n = 0;
+    const entries = this.coder.encodeFile(path, text, this.enc);
+    this.addEncoded(path, mtimeMs, size, info, entries, this.enc.a, 0);
+  }
+
+  /**
+   * Index one file encoded by a TermCoder (term-coder.ts) from `data[at]` on, its term numbers
+   * those of this.dict; returns where its data ends.
+   */
+  addEncoded(path: string, mtimeMs: number, size: number, info: FileInfo, entries: number, data: Int32Array, at: number): number {
+    const first = this.slots;
+    let flen = 0;
+    for (let e = 0; e < entries; e++) {
+      const len = data[at++]!;
+      const n = data[at++]!;
+      const slot = first + e;
+      flen += len;
+      this.entryLen.push(len);
+      for (let k = 0; k < n; k++, at += 2) this.post(data[at]!, slot, data[at + 1]!);
+    }
+    this.fileDone(path, mtimeMs, size, entries, flen, info);
+    return at;
+  }
+
+  private fileDone(path: string, mtimeMs: number, size: number, entries: number, flen: number, info: FileInfo): void {
     this.paths.push(path);
     this.mtime.push(mtimeMs);
     this.size.push(size);
-    this.nEntries.push(docs.length);
+    this.nEntries.push(entries);
     this.fileLen.push(flen);
     this.info.push(packInfo(info, this.kinds, this.kindAt));
-    this.slots += docs.length;
-    this.N += docs.length;
+    this.slots += entries;
+    this.N += entries;
     this.totalLen += flen;
   }
 
-  private post(term: string, slot: number, v: number): void {
-    let id = this.termIds.get(term);
-    if (id === undefined) {
-      term = own(term); // the dictionary keeps no file's text alive through a slice
-      const b = termHash(term) & (this.B - 1);
+  /** A posting of term number `term` (of this.dict). */
+  private post(term: number, slot: number, v: number): void {
+    if (term >= this.loc.length) { const g = new Int32Array(Math.max(term + 1, this.loc.length * 2)).fill(-1); g.set(this.loc); this.loc = g; }
+    let id = this.loc[term]!;
+    if (id === -1) {
+      const t = this.dict.terms[term]!;
+      const b = termHash(t) & (this.B - 1);
       id = this.bucketTerms[b]!.length * this.B + b;
-      this.bucketTerms[b]!.push(term);
-      this.termIds.set(term, id);
+      this.bucketTerms[b]!.push(t);
+      this.loc[term] = id;
     }
     const b = id & (this.B - 1);
     let buf = this.buf[b]!;

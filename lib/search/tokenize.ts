@@ -71,25 +71,25 @@ export function setCjkMode(mode: 'icu' | 'bigram' | undefined): void {
   forcedMode = mode;
 }
 
-function bigrams(run: string, out: string[]): void {
+function bigrams(run: string, emit: (t: string) => void): void {
   const chars = [...run];
   if (chars.length === 1) {
-    if (!CJK_STOP.has(run)) out.push(run);
+    if (!CJK_STOP.has(run)) emit(run);
     return;
   }
-  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  for (let i = 0; i + 1 < chars.length; i++) emit(chars[i]! + chars[i + 1]!);
 }
 
-function cjk(run: string, out: string[]): void {
+function cjk(run: string, emit: (t: string) => void): void {
   const mode = cjkMode();
-  if (mode === 'bigram') return bigrams(run, out);
+  if (mode === 'bigram') return bigrams(run, emit);
   const seg = segmenter(KANA.test(run) ? 'ja' : 'zh');
   for (const p of seg.segment(run)) {
     if (!p.isWordLike) continue;
     const w = p.segment;
     if (CJK_STOP.has(w)) continue;
     if (w.length <= 2 && HIRAGANA_ONLY.test(w)) continue; // particles and verb endings
-    out.push(w);
+    emit(w);
   }
 }
 
@@ -139,15 +139,30 @@ export function own(s: string): string {
   return (' ' + s).slice(1);
 }
 
-/** A raw Latin-script token (a LATIN_TOKEN match) as a term, through the cache. */
+/** The term of a raw Latin-script token (a LATIN_TOKEN match): '' when dropped. Not cached: see latinToken and TokenSink. */
+export function latinTerm(raw: string): string {
+  return raw.charCodeAt(0) <= 57 ? raw.replace(/[.,:]$/, '') : normalizeWord(raw);
+}
+
+/** A raw Latin-script token as a term, through the cache. */
 function latinToken(raw: string, out: string[]): void {
   let t = tokenCache.get(raw);
   if (t === undefined) {
-    t = own(raw.charCodeAt(0) <= 57 ? raw.replace(/[.,:]$/, '') : normalizeWord(raw));
+    t = own(latinTerm(raw));
     if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
     tokenCache.set(own(raw), t);
   }
   if (t) out.push(t);
+}
+
+/**
+ * Where tokenizeInto sends the tokens of a text, in order: a Latin-script token as its raw
+ * (folded) characters `s[start, end)`, for the sink to map to its term (latinTerm) through a cache
+ * of its own, without a string per token; a CJK token as its term.
+ */
+export interface TokenSink {
+  latin(s: string, start: number, end: number): void;
+  term(t: string): void;
 }
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
@@ -159,7 +174,7 @@ const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c 
  * right after it, or a word (letters, digits, _, and 'letters groups). The same tokens as
  * matchAll(LATIN_TOKEN) on ASCII (tokenize.test.ts compares them).
  */
-function asciiTokens(s: string, out: string[]): void {
+function asciiTokens(s: string, sink: TokenSink): void {
   const n = s.length;
   let i = 0;
   while (i < n) {
@@ -191,22 +206,27 @@ function asciiTokens(s: string, out: string[]): void {
         while (i < n && isLetter(s.charCodeAt(i))) i++;
       }
     } else { i++; continue; }
-    latinToken(s.slice(start, i), out);
+    sink.latin(s, start, i);
+  }
+}
+
+/** The tokens of `text`, in order, to `sink` (an index build maps them to term numbers). */
+export function tokenizeInto(text: string, sink: TokenSink): void {
+  const norm = fold(text);
+  const parts = CJK_RUN.test(norm) ? norm.split(SPLIT_CJK) : [norm];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (!part) continue;
+    if (parts.length > 1 && i % 2 === 1) { cjk(part, (t) => sink.term(t)); continue; }
+    if (!NON_ASCII.test(part)) { asciiTokens(part, sink); continue; }
+    for (const m of part.matchAll(LATIN_TOKEN)) sink.latin(part, m.index, m.index + m[0].length);
   }
 }
 
 /** Tokens of `text` in order (duplicates kept, for term frequency). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const norm = fold(text);
-  const parts = CJK_RUN.test(norm) ? norm.split(SPLIT_CJK) : [norm];
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (!part) continue;
-    if (parts.length > 1 && i % 2 === 1) { cjk(part, out); continue; }
-    if (!NON_ASCII.test(part)) { asciiTokens(part, out); continue; }
-    for (const m of part.matchAll(LATIN_TOKEN)) latinToken(m[0], out);
-  }
+  tokenizeInto(text, { latin: (s, start, end) => latinToken(s.slice(start, end), out), term: (t) => out.push(t) });
   return out;
 }
 
