@@ -52,7 +52,7 @@ const TYPE_BASE: Record<string, number> = { DECISION: 0.55, LESSON: 0.55, PREF: 
 /**
  * A word that starts with a capital and goes on with a letter, digit or "-" (/^[A-Z][\p{L}\d-]/u).
  * An ASCII second character is decided without the pattern: compiling \p{L} (every letter of
- * Unicode) is a cold process's single most expensive pattern, and most words are ASCII.
+ * Unicode) is costly in a cold process, and most words are ASCII.
  */
 function capitalized(w: string): boolean {
   const c0 = w.charCodeAt(0);
