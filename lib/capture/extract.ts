@@ -19,7 +19,7 @@ import { CANONICAL_HOME, type EntryType } from '../format/entry.js';
 import { displayWidth } from '../format/width.js';
 import { scanSecrets } from '../store/guards/secrets.js';
 import { absoluteDates } from './dates.js';
-import { NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from './rules.js';
+import { anyMatches, caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from './rules.js';
 
 export interface Message { role: string; content: string }
 
@@ -50,6 +50,19 @@ export const IMPORTANCE_THRESHOLD = 0.45;
 const TYPE_BASE: Record<string, number> = { DECISION: 0.55, LESSON: 0.55, PREF: 0.55, PEOPLE: 0.5, EVENT: 0.5, PROJ: 0.45, TECH: 0.4, TEMP: 0.3 };
 
 /**
+ * A word that starts with a capital and goes on with a letter, digit or "-" (/^[A-Z][\p{L}\d-]/u).
+ * An ASCII second character is decided without the pattern: compiling \p{L} (every letter of
+ * Unicode) is costly in a cold process, and most words are ASCII.
+ */
+function capitalized(w: string): boolean {
+  const c0 = w.charCodeAt(0);
+  if (!(c0 >= 65 && c0 <= 90) || w.length < 2) return false;
+  const c = w.charCodeAt(1);
+  if (c < 128) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45;
+  return /^[A-Z][\p{L}\d-]/u.test(w);
+}
+
+/**
  * A proposal's importance: its type's base (decisions, lessons and preferences matter most; a
  * tool or host named without anything specific least), +0.1 for a number or a date, +0.1 for a
  * name or technical term (a capitalized word after the first, a dotted or mixed-case term, Latin
@@ -62,7 +75,7 @@ export function importance(type: string, text: string, rule: string): number {
   if (/\d/.test(text)) s += 0.1;
   const words = text.split(/\s+/);
   const han = /[\u3400-\u9fff]/.test(text);
-  if (words.slice(1).some((w) => /^[A-Z][\p{L}\d-]/u.test(w)) || /\b\w+\.\w+\b|\b[a-z]+[A-Z]\w*\b/.test(text) || (han && /[A-Za-z]{2,}/.test(text))) s += 0.1;
+  if (words.slice(1).some(capitalized) || /\b\w+\.\w+\b|\b[a-z]+[A-Z]\w*\b/.test(text) || (han && /[A-Za-z]{2,}/.test(text))) s += 0.1;
   if (width(text) >= 20) s += 0.1; // a sentence of some length says something particular
   if (rule.startsWith('remember')) s += 0.2;
   return Math.round(s * 100) / 100;
@@ -112,6 +125,18 @@ export function sentences(text: string): string[] {
 
 const clean = (s: string): string => s.replace(/\s+/g, ' ').replace(/^(?:so|ok(?:ay)?|well|um+|uh+|also|and|btw|by the way|oh)[,\s]+/i, '').replace(/^[,，\s]+/, '').trim();
 
+// eslint-disable-next-line no-control-regex
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/**
+ * The key two sentences repeat each other by: lower case without spaces and punctuation. ASCII
+ * text is keyed without compiling \p{P} (the same characters: \s and \p{P} within ASCII).
+ */
+const repeatKey = (text: string): string => {
+  const lower = text.toLowerCase();
+  return ASCII_ONLY.test(lower) ? lower.replace(/[\t-\r !-#%-*,-/:;?@[-\]_{}]+/g, '') : lower.replace(/[\s\p{P}]+/gu, '');
+};
+
 const latinTags = new WeakMap<Set<string>, { latin: Set<string>; cjk: string[] }>();
 
 /** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3, in the vocabulary's order. */
@@ -124,11 +149,16 @@ export function tagsIn(text: string, vocabulary: Set<string> | undefined): strin
     latinTags.set(vocabulary, v);
   }
   const lower = text.toLowerCase();
-  const words = new Set(lower.match(/[\p{L}\p{N}][\p{L}\p{N}_/-]*/gu) ?? []);
+  let words: Set<string> | undefined;
   const out: string[] = [];
   for (const t of vocabulary) {
     if (out.length === 3) break;
-    if (v.latin.has(t) ? words.has(t) : v.cjk.includes(t) && lower.includes(t)) out.push(t);
+    if (!lower.includes(t)) continue; // a whole word is a substring too: most tags are not even that
+    if (v.latin.has(t)) {
+      // ASCII text: letters and digits are [a-z0-9] (no \p{L}, \p{N} to compile)
+      words ??= new Set(lower.match(ASCII_ONLY.test(lower) ? /[a-z0-9][a-z0-9_/-]*/g : /[\p{L}\p{N}][\p{L}\p{N}_/-]*/gu) ?? []);
+      if (words.has(t)) out.push(t);
+    } else if (v.cjk.includes(t)) out.push(t);
   }
   return out;
 }
@@ -143,7 +173,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
     if (!roles.has(String(msg.role).toLowerCase())) return;
     sentences(String(msg.content ?? '')).forEach((raw, si) => {
       const pos = { message: mi, sentence: si };
-      const marked = PRIVATE_MARKERS.some((re) => re.test(raw));
+      const marked = anyMatches(PRIVATE_MARKERS, raw);
       if (marked || privateNext) {
         skipped.push({ ...pos, reason: 'private' });
         privateNext = marked;
@@ -153,18 +183,19 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       if (secret) { skipped.push({ ...pos, reason: 'secret', rule: secret.rule }); return; }
       const text = clean(raw);
       const skip = (reason: SkipReason): void => { skipped.push({ ...pos, reason, text }); };
-      if (NOISE.some((re) => re.test(text))) return skip('noise');
-      if (QUESTION.some((re) => re.test(text))) return skip('question');
-      if (SPECULATION.some((re) => re.test(text))) return skip('speculation');
+      const lower = caseless(text);
+      if (anyMatches(NOISE, text, lower)) return skip('noise');
+      if (anyMatches(QUESTION, text, lower)) return skip('question');
+      if (anyMatches(SPECULATION, text, lower)) return skip('speculation');
       if (width(text) < MIN_CHARS) return skip('short');
       // a rule of one script is not tried on text without that script (no compile, no scan)
       const han = /[\u3400-\u9fff]/.test(text);
       const latin = /[A-Za-z]/.test(text);
-      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && r.re.test(text));
+      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.caseless ? matches(r.re, text, lower) : r.re.test(text)));
       if (!rule) return skip('no-rule');
       const score = importance(rule.type, text, rule.id);
       if (score < IMPORTANCE_THRESHOLD) return skip('low-importance');
-      const key = text.toLowerCase().replace(/[\s\p{P}]+/gu, '');
+      const key = repeatKey(text);
       if (seen.has(key)) return skip('repeated');
       seen.add(key);
       const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz, { bareWeekdays: rule.type === 'EVENT' });

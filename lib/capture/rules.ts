@@ -3,6 +3,13 @@
  * is never kept (privacy), what is skipped (questions, speculation, chatter) and which type a
  * sentence gets. Each rule has an id, reported as the rule that fired. Order matters: the first
  * type rule that matches decides the type.
+ *
+ * Case-insensitive patterns are written in lower case without the `i` flag and matched against
+ * the sentence lower-cased once (caseless()): V8 compiles an `i` pattern with a case class for
+ * every letter, at about twice the cost, and a cold process (every `memtier extract`) compiles
+ * each pattern it uses. The lists below (privacy markers, speculation, questions, noise) are all
+ * matched that way (lower-casing leaves their Chinese patterns as they are); a type rule is when
+ * its `caseless` is set.
  */
 import type { EntryType } from '../format/entry.js';
 
@@ -12,21 +19,48 @@ export interface TypeRule {
   re: RegExp;
   /** The script the rule needs in the text (its id's suffix): "en" rules need Latin letters, "zh" rules Han characters. */
   script?: 'en' | 'zh';
+  /** Case-insensitive: `re` (lower case, no `i` flag) is matched against caseless(text). */
+  caseless?: boolean;
 }
+
+/**
+ * The only characters whose lower case holds an ASCII letter (U+0130 "İ" → "i̇", U+212A the Kelvin
+ * sign → "k"); an `i` pattern does not match them as that letter, so lower-casing would change
+ * what matches.
+ */
+const LOWER_TO_ASCII = /[\u0130\u212a]/;
+
+/** The text as the lower-case patterns read it; undefined when lower-casing would change a match (then `matches` uses the `i` flag). */
+export function caseless(text: string): string | undefined {
+  return LOWER_TO_ASCII.test(text) ? undefined : text.toLowerCase();
+}
+
+const withI = new WeakMap<RegExp, RegExp>();
+
+/** `re`, a lower-case pattern, matched case-insensitively: against `lower` (caseless(text)), or with the `i` flag when that is undefined. */
+export function matches(re: RegExp, text: string, lower: string | undefined): boolean {
+  if (lower !== undefined) return re.test(lower);
+  let i = withI.get(re);
+  if (!i) withI.set(re, (i = new RegExp(re.source, `${re.flags}i`)));
+  return i.test(text);
+}
+
+/** Whether any of the lower-case patterns matches the text (case-insensitively). */
+export const anyMatches = (res: RegExp[], text: string, lower = caseless(text)): boolean => res.some((re) => matches(re, text, lower));
 
 /** "Don't keep this": the sentence holding it and the one after it are never proposed. */
 export const PRIVATE_MARKERS: RegExp[] = [
-  /\b(?:don'?t|do not|please don'?t|no need to) (?:remember|save|store|keep|record|log|write (?:this|that|it) down|note (?:this|that))\b/i,
-  /\boff the record\b/i,
-  /\bforget (?:this|that|i said|what i said)\b/i,
-  /\bbetween (?:you and me|us)\b/i,
-  /\bthis is private\b/i,
+  /\b(?:don'?t|do not|please don'?t|no need to) (?:remember|save|store|keep|record|log|write (?:this|that|it) down|note (?:this|that))\b/,
+  /\boff the record\b/,
+  /\bforget (?:this|that|i said|what i said)\b/,
+  /\bbetween (?:you and me|us)\b/,
+  /\bthis is private\b/,
   /别记|不用记|不要记|不要保存|别保存|别存|不要存|别写下来|不用写下来|保密|私下说|别告诉别人/,
 ];
 
 /** Speculation: not a fact yet. */
 export const SPECULATION: RegExp[] = [
-  /\b(?:might|maybe|perhaps|possibly|probably|not sure|i guess|i wonder|could be|may or may not|we'll see|thinking about|considering)\b/i,
+  /\b(?:might|maybe|perhaps|possibly|probably|not sure|i guess|i wonder|could be|may or may not|we'll see|thinking about|considering)\b/,
   /可能|也许|或许|大概|说不定|不确定|不一定|考虑一下|再看看|还没想好/,
 ];
 
@@ -34,43 +68,46 @@ export const SPECULATION: RegExp[] = [
 export const QUESTION: RegExp[] = [
   /[?？]\s*$/,
   /[吗呢吧]\s*[。.!！]?\s*$/,
-  /^(?:what|when|where|who|whom|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b[^.!]*$/i,
+  /^(?:what|when|where|who|whom|why|how|which|is|are|do|does|did|can|could|should|would|will|shall)\b[^.!]*$/,
 ];
 
 /** Greetings, thanks, acknowledgements and transient chatter (the whole sentence). */
 export const NOISE: RegExp[] = [
-  /^(?:hi|hello|hey|yo|thanks?(?: you)?(?: so much| a lot)?|thx|ty|ok(?:ay)?|k|cool|great|nice|awesome|perfect|got it|sounds good|sure|yes|yeah|yep|no|nope|lol|haha|good (?:morning|night|evening|afternoon)|bye|see you|cheers|np|no problem|you're welcome|right|exactly|agreed)[\s!.,~]*$/i,
+  /^(?:hi|hello|hey|yo|thanks?(?: you)?(?: so much| a lot)?|thx|ty|ok(?:ay)?|k|cool|great|nice|awesome|perfect|got it|sounds good|sure|yes|yeah|yep|no|nope|lol|haha|good (?:morning|night|evening|afternoon)|bye|see you|cheers|np|no problem|you're welcome|right|exactly|agreed)[\s!.,~]*$/,
   /^(?:你好|您好|嗨|谢谢(?:你|您)?|多谢|感谢|好的?|嗯+|哦|收到|明白了?|了解|知道了|哈+|早上?好?|晚安|拜拜|没问题|对的?|是的|行|可以)[\s！!。.,，~]*$/,
-  /\b(?:brb|be right back|let me (?:check|look|see|think)|one sec(?:ond)?|hold on|give me a (?:sec|minute)|going (?:to|for) lunch|i'?ll be back|talk (?:to you )?later|ttyl)\b/i,
+  /\b(?:brb|be right back|let me (?:check|look|see|think)|one sec(?:ond)?|hold on|give me a (?:sec|minute)|going (?:to|for) lunch|i'?ll be back|talk (?:to you )?later|ttyl)\b/,
   /稍等|等一下|我看看|我查一下|马上回来|先这样|回头聊/,
 ];
 
 /** The type rules, first match wins. */
 const RULES: TypeRule[] = [
   // lessons and post-mortems
-  { id: 'lesson-en', type: 'LESSON', re: /\b(?:lesson(?:s)? learned|learned (?:the hard way|that)|turns out|root cause|never again|the fix was|should have|the mistake was|the problem was|post-?mortem|caused by|we learned)\b/i },
+  { id: 'lesson-en', type: 'LESSON', re: /\b(?:lesson(?:s)? learned|learned (?:the hard way|that)|turns out|root cause|never again|the fix was|should have|the mistake was|the problem was|post-?mortem|caused by|we learned)\b/ },
   { id: 'lesson-zh', type: 'LESSON', re: /教训|学到了?|原来是|根因|根本原因|再也不|踩(?:了)?坑|问题出在|下次(?:一定|要|别|记得)|事后看/ },
   // decisions
-  { id: 'decision-en', type: 'DECISION', re: /\b(?:(?:we|i|the team|they) (?:have |had |finally )?(?:decided|agreed|chose|picked|settled on|went with|opted for)|let'?s (?:go with|use|switch|stick with|move to|keep)|we(?:'ll| will| are going to|'re going to) (?:use|go with|switch to|move to|adopt|drop|stick with)|we(?:'re| are) (?:going with|switching to|moving to|sticking with)|final answer|switch(?:ed|ing)? (?:\w+ )?to|replac(?:e|ed|ing) \S+(?: \S+)? with|going with)\b|\b(?:decision|decided|verdict)\s*[:：]/i },
+  { id: 'decision-en', type: 'DECISION', re: /\b(?:(?:we|i|the team|they) (?:have |had |finally )?(?:decided|agreed|chose|picked|settled on|went with|opted for)|let'?s (?:go with|use|switch|stick with|move to|keep)|we(?:'ll| will| are going to|'re going to) (?:use|go with|switch to|move to|adopt|drop|stick with)|we(?:'re| are) (?:going with|switching to|moving to|sticking with)|final answer|switch(?:ed|ing)? (?:\w+ )?to|replac(?:e|ed|ing) \S+(?: \S+)? with|going with)\b|\b(?:decision|decided|verdict)\s*[:：]/ },
   { id: 'decision-zh', type: 'DECISION', re: /决定|定了|就用|改用|选了|选定|确定(?:用|了|下来)|最终(?:用|选|定)|拍板|换成|敲定|采用|统一用/ },
   // preferences and standing instructions to the agent
-  { id: 'pref-en', type: 'PREF', re: /\b(?:i|we) (?:really |much |strongly |always |usually )?(?:prefer|like|love|hate|dislike|can'?t stand|enjoy|don'?t like|do not like|want you to)\b|\bmy fav(?:ou)?rite\b|\bi'?d rather\b|\bplease (?:always|never|don'?t|do not|keep|use|reply|answer|write)\b|\bcall me\b|\bfrom now on\b|\bgoing forward\b|\b(?:always|never) (?:reply|answer|respond|write|use|call|send|format|put|add|ask)\b|\bdon'?t (?:ever )?use\b/i },
+  { id: 'pref-en', type: 'PREF', re: /\b(?:i|we) (?:really |much |strongly |always |usually )?(?:prefer|like|love|hate|dislike|can'?t stand|enjoy|don'?t like|do not like|want you to)\b|\bmy fav(?:ou)?rite\b|\bi'?d rather\b|\bplease (?:always|never|don'?t|do not|keep|use|reply|answer|write)\b|\bcall me\b|\bfrom now on\b|\bgoing forward\b|\b(?:always|never) (?:reply|answer|respond|write|use|call|send|format|put|add|ask)\b|\bdon'?t (?:ever )?use\b/ },
   { id: 'pref-zh', type: 'PREF', re: /我(?:很|比较|更|最|一直|通常|也)?(?:喜欢|偏好|偏爱|讨厌|不喜欢|爱用|习惯|受不了)|以后(?:都|请|要|就|一律|统一)?|今后|不要用|别用|不要再|叫我|请(?:总是|一直|不要|别|用)|回复(?:请)?用|我的习惯/ },
   // deadlines and dated events
-  { id: 'deadline-en', type: 'EVENT', re: /\b(?:deadline|due (?:on|by|date)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of|end of|eod|eow|\d{4}-\d{2}-\d{2})|before (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the end of|\d{4}-\d{2}-\d{2})|(?:meeting|demo|launch|release|call|interview|review|flight|appointment|standup|offsite|workshop) (?:is |was )?(?:on|at|moved to|rescheduled to|set for)|scheduled (?:for|on)|moved to (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|tomorrow|\d{4}-\d{2}-\d{2}))\b/i },
+  { id: 'deadline-en', type: 'EVENT', re: /\b(?:deadline|due (?:on|by|date)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of|end of|eod|eow|\d{4}-\d{2}-\d{2})|before (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the end of|\d{4}-\d{2}-\d{2})|(?:meeting|demo|launch|release|call|interview|review|flight|appointment|standup|offsite|workshop) (?:is |was )?(?:on|at|moved to|rescheduled to|set for)|scheduled (?:for|on)|moved to (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|tomorrow|\d{4}-\d{2}-\d{2}))\b/ },
   { id: 'deadline-zh', type: 'EVENT', re: /截止|之前(?:要|必须|得)?(?:交|完成|上线|发|提交|搞定|给)|前(?:交|完成|上线|提交|搞定)|(?:下|本|这)(?:个)?(?:周|星期)[一二三四五六日天].{0,12}(?:之前|前|开会|上线|发布|见面|到期|截止|演示)|(?:明天|后天|月底|周[一二三四五六日天]).{0,10}(?:之前|前|开会|上线|发布|见面|到期|截止|演示|面试)|(?:会议|演示|上线|发布|面试|航班|评审会?|例会|周会|开会)(?:定在|改到|改在|安排在|挪到|在|是)/ },
   // people and roles
   { id: 'people-en', type: 'PEOPLE', re: /\b[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:is (?:our|the|my|a) [a-z]+(?: [a-z]+)?(?: (?:lead|manager|owner|engineer|designer|contact|director|head|admin|pm|cto|ceo|boss|colleague|wife|husband|partner|sister|brother|mother|father|son|daughter|friend))?|owns|handles|is responsible for|leads|manages|runs|reports to|is in charge of|takes care of|joined)\b|\b[Aa]sk [A-Z][a-z]+ (?:about|for)\b|\b[Mm]y (?:wife|husband|partner|boss|manager|colleague|sister|brother|mother|father|mom|dad|son|daughter|friend|cofounder|co-founder) (?:is )?[A-Z][a-z]+\b/ },
   { id: 'people-zh', type: 'PEOPLE', re: /(?:[\u4e00-\u9fff]{1,4}|[A-Z][a-z]+)\s?(?:负责|主管|对接)|我的?(?:老婆|老公|妻子|丈夫|太太|先生|女朋友|男朋友|妈妈|爸爸|儿子|女儿|老板|领导|同事|朋友|合伙人)\s?(?:[\u4e00-\u9fff]{2,3}|[A-Z][a-z]+)|是(?:我们的?|团队的?|公司的?)?[\u4e00-\u9fffA-Za-z]{0,8}(?:负责人|经理|老板|同事|主管|联系人|总监|架构师|老婆|老公|女朋友|男朋友|妈妈|爸爸|朋友)|联系人是|找(?:[\u4e00-\u9fff]{1,3}|[A-Z][a-z]+)(?:问|要|确认)/ },
   // blockers and project state
-  { id: 'blocker-en', type: 'PROJ', re: /\b(?:blocked (?:by|on)|waiting (?:for|on)|stuck on|can'?t \w+(?: \w+)? until|blocker|on hold|depends on|pending (?:approval|review))\b/i },
+  { id: 'blocker-en', type: 'PROJ', re: /\b(?:blocked (?:by|on)|waiting (?:for|on)|stuck on|can'?t \w+(?: \w+)? until|blocker|on hold|depends on|pending (?:approval|review))\b/ },
   { id: 'blocker-zh', type: 'PROJ', re: /卡在|卡住|阻塞|被.{1,10}挡住|等.{1,10}(?:回复|确认|审批|批准|上线)|暂停了?|依赖于/ },
   // tools, versions, hosts, ports
-  { id: 'tech-en', type: 'TECH', re: /\b(?:v?\d+\.\d+(?:\.\d+)?|port \d{2,5}|version \S+|(?:runs|running|deployed|hosted|installed|upgraded|migrated|moved) (?:on|to|in|at)|we use|we're using|we are using|uses \w+ for|the (?:server|host|database|db|cluster|bucket|repo|endpoint|api) (?:is|lives|runs))\b/i },
+  { id: 'tech-en', type: 'TECH', re: /\b(?:v?\d+\.\d+(?:\.\d+)?|port \d{2,5}|version \S+|(?:runs|running|deployed|hosted|installed|upgraded|migrated|moved) (?:on|to|in|at)|we use|we're using|we are using|uses \w+ for|the (?:server|host|database|db|cluster|bucket|repo|endpoint|api) (?:is|lives|runs))\b/ },
   { id: 'tech-zh', type: 'TECH', re: /端口|版本|升级到|迁移到|部署(?:在|到)|服务器|集群|数据库(?:是|用|在)|配置(?:在|成|为)|我们用|用的是|跑在/ },
   // an explicit "remember": kept whatever it is
-  { id: 'remember-en', type: 'PROJ', re: /\b(?:remember (?:that|this|:)|note (?:that|this)|keep in mind|for the record|fyi)\b/i },
+  { id: 'remember-en', type: 'PROJ', re: /\b(?:remember (?:that|this|:)|note (?:that|this)|keep in mind|for the record|fyi)\b/ },
   { id: 'remember-zh', type: 'PROJ', re: /记住|记一下|帮我记|备注一下|注意(?:一下)?[:：]/ },
 ];
 
-export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined }));
+/** The rules written case-insensitive (lower case, matched against caseless(text)). */
+const CASELESS = new Set(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en']);
+
+export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined, ...(CASELESS.has(r.id) ? { caseless: true } : {}) }));

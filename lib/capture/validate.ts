@@ -9,7 +9,7 @@ import { ENTRY_TYPES, CANONICAL_HOME, isEntryType } from '../format/entry.js';
 import { scanSecrets } from '../store/guards/secrets.js';
 import { absoluteDates } from './dates.js';
 import type { Proposal } from './extract.js';
-import { PRIVATE_MARKERS, QUESTION, SPECULATION } from './rules.js';
+import { anyMatches, PRIVATE_MARKERS, QUESTION, SPECULATION } from './rules.js';
 
 export const MAX_TEXT = 400;
 
@@ -32,9 +32,9 @@ export function validateItems(raw: unknown, o: { now: Date; tz: string; vocabula
     if (text.length > MAX_TEXT) return bad('length', `text is ${text.length} characters; at most ${MAX_TEXT}`);
     const secret = scanSecrets(text)[0];
     if (secret) return bad('secret', `holds a credential (${secret.rule}): never stored`);
-    if (PRIVATE_MARKERS.some((re) => re.test(text))) return bad('private', 'says it is not to be kept');
-    if (QUESTION.some((re) => re.test(text))) return bad('question', 'a question is not a fact');
-    if (SPECULATION.some((re) => re.test(text))) return bad('speculation', 'speculation is not a fact yet');
+    if (anyMatches(PRIVATE_MARKERS, text)) return bad('private', 'says it is not to be kept');
+    if (anyMatches(QUESTION, text)) return bad('question', 'a question is not a fact');
+    if (anyMatches(SPECULATION, text)) return bad('speculation', 'speculation is not a fact yet');
     const tags = x.tags === undefined ? [] : Array.isArray(x.tags) && x.tags.every((t) => typeof t === 'string') ? (x.tags as string[]).map((t) => t.replace(/^#/, '').toLowerCase()) : undefined;
     if (!tags) return bad('tags', 'tags must be a list of strings');
     const unknown = o.vocabulary ? tags.filter((t) => !o.vocabulary!.has(t)) : [];

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
-import { extract, sentences } from '../../lib/capture/extract.js';
+import { extract, importance, sentences, tagsIn } from '../../lib/capture/extract.js';
+import { caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from '../../lib/capture/rules.js';
 import { scoreExtraction } from '../../lib/bench/extract.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
 
@@ -87,6 +88,45 @@ describe('extraction rules', () => {
     const r = one('We decided to move billing to Postgres on Kubernetes.', new Set(['postgres', 'billing', 'friction']));
     expect(r.proposals[0]).toMatchObject({ type: 'DECISION', tags: ['postgres', 'billing'], home: 'memory/semantic/decisions.md', rule: 'decision-en' });
     expect(one('We decided to move billing to Postgres.').proposals[0]!.tags).toEqual([]);
+  });
+
+  it('matches case-insensitive rules as the i flag would, without it', () => {
+    // the patterns are lower case (escapes aside): lower-casing the sentence is what the i flag did
+    const lists = [...PRIVATE_MARKERS, ...SPECULATION, ...QUESTION, ...NOISE, ...TYPE_RULES.filter((r) => r.caseless).map((r) => r.re)];
+    for (const re of lists) {
+      expect(re.flags).not.toContain('i');
+      expect(re.source.replace(/\\[A-Za-z]/g, '')).not.toMatch(/[A-Z]/);
+    }
+    expect(TYPE_RULES.filter((r) => r.caseless).map((r) => r.id)).toEqual(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en']);
+    expect(one('KEEP IN MIND the office closes early on holidays.').proposals[0]).toMatchObject({ type: 'PROJ', rule: 'remember-en' });
+    expect(one('We DECIDED to use Kafka.').proposals[0]).toMatchObject({ type: 'DECISION', rule: 'decision-en' });
+    // the Kelvin sign lower-cases to "k", which an i pattern does not match: the same answer as before
+    const kelvin = '\u212Aeep in mind the office closes early on holidays.';
+    expect(caseless(kelvin)).toBeUndefined();
+    expect(matches(/keep in mind/, kelvin, caseless(kelvin))).toBe(false);
+    expect(new RegExp('keep in mind', 'i').test(kelvin)).toBe(false);
+    expect(one(kelvin).proposals).toEqual([]);
+    expect(matches(/keep in mind/, 'Keep in mind, İstanbul', caseless('Keep in mind, İstanbul'))).toBe(true);
+  });
+
+  it('reads words for tags and names the same in ASCII and in mixed text', () => {
+    const v = new Set(['ci', 'deploy', 'smoke-test']);
+    expect(tagsIn('We decided to deploy the smoke-test suite on CI.', v)).toEqual(['ci', 'deploy', 'smoke-test']);
+    expect(tagsIn('we decided 周报改成双周一次.', v)).toEqual([]); // "ci" inside "decided" is not the word
+    expect(tagsIn('deploy 之前一定要先跑 smoke-test，CI 也要绿。', v)).toEqual(['ci', 'deploy', 'smoke-test']);
+    expect(tagsIn('deploy之前先跑smoke-test', v)).toEqual([]); // glued to Han letters: one word with them
+    // a capitalized word after the first counts as a name, in ASCII and beyond
+    expect(importance('TECH', 'we use Grafana', 'tech-en')).toBe(0.5);
+    expect(importance('TECH', 'we use Émile', 'tech-en')).toBe(0.4);
+    expect(importance('TECH', 'we use Zürich', 'tech-en')).toBe(0.5); // a letter beyond ASCII after the capital
+    expect(importance('TECH', 'we use X-ray', 'tech-en')).toBe(0.5);
+    expect(importance('TECH', 'we use X!', 'tech-en')).toBe(0.4);
+  });
+
+  it('skips a repeated sentence whatever its spacing, punctuation and case, in both scripts', () => {
+    const r = one('We decided to use Kafka. we decided, to use KAFKA! 我们决定用 Kafka。我们决定用Kafka');
+    expect(r.proposals.map((p) => p.sentence)).toEqual([0, 2]);
+    expect(r.skipped.filter((s) => s.reason === 'repeated').map((s) => s.sentence)).toEqual([1, 3]);
   });
 
   it('splits sentences at ends and line breaks, list markers dropped', () => {
