@@ -3,6 +3,7 @@
  * `bench locomo` and in-process callers (dream, consolidate).
  *
  *   score = (bm25 + context) × file × tag × type × tier × activation × recency × time × superseded
+ *           × derived × intent × open
  *
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
@@ -22,6 +23,9 @@
  *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
  * - superseded entries are left out unless includeSuperseded (then × 0.5).
+ * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
+ *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
+ *   query is a question not about open items): see the constants below.
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -63,6 +67,8 @@ export const PARAMS = {
   derivedWeight: 0.6,
   /** The factor of an entry that answers the kind of question asked (NUMBER_INTENT, OUTCOME_INTENT). */
   intentWeight: 1.2,
+  /** An open item (a pending entry or task, an open question) restates a question rather than answering it: its factor when the query is a question not about open items. */
+  openWeight: 0.8,
   /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
   mentionDays: 7,
 };
@@ -76,13 +82,26 @@ export const PARAMS = {
 const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
-/** A question after a day ("when", "which date", 哪天, 什么时候, 几号) is answered by a line that names one. */
-const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时/i;
+/** A question after a day ("when", "which date", "how early", 哪天, 什么时候, 几号, 多早) is answered by a line that names one (a day, or a month of a year: 2026 年 1 月, May 2026). */
+const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day)|since when|how (?:early|late|far back))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时|多早|多晚|从哪天|从几号/i;
 const MONTHS_RE = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
-const HAS_DATE = new RegExp(`\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号號]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号號]|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|\\b(?:${MONTHS_RE})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS_RE})\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b(?!T)`, 'i');
+const HAS_DATE = new RegExp(`\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号號]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号號]|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|\\b(?:${MONTHS_RE})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS_RE})\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b(?!T)|\\d{4}\\s*年\\s*\\d{1,2}\\s*月|\\b(?:${MONTHS_RE})\\.?\\s+\\d{4}\\b`, 'i');
 /** An entry's own time stamp (the buffer's ISO instant) is not a date the text names. */
 const STAMP = /\b\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?/g;
 const CHANGE_WORDS = /\b(?:raised|lowered|increased|decreased|changed|switched|moved|replaced|fixed|upgraded|set to|now)\b|改成|改为|改用|换成|调到|调成|加到|提高到|降到|升级到|修复|解决/i;
+
+/**
+ * Open items: a pending item or task (`wal pending` / `wal task`'s `pending:` / `task:`, or a
+ * `[PENDING]` / `[TASK]` label), a line under a Pending / Open questions / Current
+ * task / 待办 heading, or a line that is itself a question. A question asked of the memory is
+ * answered by a statement; the same question left open only repeats its words. Unless the query
+ * asks after open items ("what is pending", 还没, 待办).
+ */
+const OPEN_LABEL = /\[(?:pending|task|todo)\]|(?:^|\]\s*)(?:pending|task|todo)\s*:/i;
+const OPEN_HEADING = /\b(?:pending|open (?:questions?|items?|issues?)|current tasks?|todos?|to-dos?|next steps?)\s*$|(?:待办|待定|待确认|未决|悬而未决|待解决)[^›]*$/i;
+const OPEN_TEXT = /[?？]\s*(?:[#＃][^\s#＃]+\s*)*(?:\^[\w-]+\s*)?$/;
+const QUESTION = /[?？]|^\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|has|have|had)\b|什么|多少|几|怎么|怎样|如何|哪|谁|为什么|为何|吗|是否/i;
+const ASKS_OPEN = /\b(?:pending|open|todos?|to-dos?|waiting|wait(?:ing)? (?:for|on)|blocked|blockers?|unresolved|undecided|not yet|still (?:need|have)|tasks?|working on|next steps?)\b|待办|待定|待确认|还没|没定|未解决|要不要|在做|在忙|任务|下一步/i;
 
 /** A closure block (Updated / Decisions / Signal / Open) as a search unit. */
 const CLOSURE_UNIT = /^(?:#+\s*closure\s*)?updated:\s*\d{4}-\d{2}-\d{2}[\s\S]*\bdecisions:/i;
@@ -479,6 +498,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
+  const wantsAnswer = PARAMS.openWeight !== 1 && QUESTION.test(query) && !ASKS_OPEN.test(query);
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -501,14 +521,15 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const time = range && !listRange && ((u.date && u.date >= range.from && u.date <= range.to) || mentions.has(view.fileStart(c.file) + c.pos)) ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
+    const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
     let intent = 1;
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent;
+    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
     const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, score: round(score) };
+      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);
