@@ -67,6 +67,8 @@ export const PARAMS = {
   derivedWeight: 0.6,
   /** The factor of an entry that answers the kind of question asked (NUMBER_INTENT, OUTCOME_INTENT). */
   intentWeight: 1.2,
+  /** An entry that owes more of its score to a neighbour's words (context > its own bm25) than to its own ranks just below that neighbour. */
+  contextBelowSource: true,
   /** An open item (a pending entry or task, an open question) restates a question rather than answering it: its factor when the query is a question not about open items. */
   openWeight: 0.8,
   /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
@@ -203,11 +205,13 @@ interface Rows {
   file: Int32Array;
   bm: Float64Array;
   cx: Float64Array;
+  /** The slot + 1 of the neighbour whose words gave cx (0: none). */
+  cxSrc: Int32Array;
   tagHits: Uint8Array;
 }
 
 function newRows(slots: number): Rows {
-  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots) };
+  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), cxSrc: new Int32Array(slots), tagHits: new Uint8Array(slots) };
 }
 
 /**
@@ -246,7 +250,7 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
  * Returns the new row count.
  */
 function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
-  const { slotRow, bm, cx } = rows;
+  const { slotRow, bm, cx, cxSrc } = rows;
   const rowSlot = rows.slot;
   const rowFile = rows.file;
   const n0 = n;
@@ -263,7 +267,7 @@ function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Arra
       const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
       let r = slotRow[nb]! - 1;
       if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
-      if (add > cx[r]!) cx[r] = add;
+      if (add > cx[r]!) { cx[r] = add; cxSrc[r] = slot + 1; }
     }
   }
   return n;
@@ -474,7 +478,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const order = candidates(pre, thr);
   order.sort((x, y) => pre[y]! - pre[x]! || rows.slot[x]! - rows.slot[y]!);
   const files = new Set<number>();
-  const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
+  const chosenC: { file: number; pos: number; bm: number; ctx: number; src: number; tagHits: number }[] = [];
   for (const j of order) {
     const slot = rows.slot[j]!;
     const file = rows.file[j]!;
@@ -482,7 +486,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (files.size >= maxFiles) continue;
       files.add(file);
     }
-    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, tagHits: rows.tagHits[j]! });
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, src: rows.cxSrc[j]! - 1, tagHits: rows.tagHits[j]! });
     if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
@@ -494,7 +498,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; explain?: Record<string, number | string> }[] = [];
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
@@ -527,12 +531,27 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
     const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1 };
     if (opts.explain) {
       item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);
+  }
+  // Borrowed words do not outrank their source: an entry that owes more of its score to a
+  // neighbour's words (context) than to its own ranks below that neighbour.
+  if (PARAMS.contextBelowSource && scored.length > 1) {
+    const bySlot = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) bySlot.set(s.slot, s);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const s of scored) {
+        const src = s.src >= 0 ? bySlot.get(s.src) : undefined;
+        if (!src || s.bm >= src.bm || s.score <= src.score) continue;
+        const capped = src.score - Math.min(0.001, src.score / 2); // below it, visibly in --explain's 3 decimals
+        if (s.explain) { s.explain.belowSource = round(capped / s.score); s.explain.score = round(capped); }
+        s.score = capped;
+      }
+    }
   }
   scored.sort((a, b) => b.score - a.score || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
   if (listRange) scored.sort((a, b) => (a.d.u.date! < b.d.u.date! ? -1 : a.d.u.date! > b.d.u.date! ? 1 : 0) || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));

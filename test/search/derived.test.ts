@@ -112,3 +112,20 @@ describe('how early / 多早: a month of a year answers a date question', () => 
     expect(en.results.find((r: any) => r.id === 'rate0003').explain.intent).toBe(1);
   });
 });
+
+describe('borrowed words do not outrank their source', () => {
+  it('an entry that owes more of its score to its neighbour\'s words than to its own ranks below that neighbour (English and Chinese)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-02-26.md'), '# 2026-02-26\n\n- 10:30 [TECH] the Terraform state of the EKS cluster is kept in S3 with a DynamoDB lock ^ctxe0001\n- 11:00 [LESSON] plan before apply #terraform ^ctxe0002\n');
+    writeFileSync(join(root, 'memory/episodic/2026-03-25.md'), '# 2026-03-25\n\n- 12:00 [TECH] 真机上相机预览黑屏，模拟器正常 ^ctxz0001\n- 13:00 [LESSON] 升级大版本先在真机上测 #相机 ^ctxz0002\n');
+    for (const [q, source, lesson] of [['where is the Terraform state kept', 'ctxe0001', 'ctxe0002'], ['相机黑屏', 'ctxz0001', 'ctxz0002']] as const) {
+      const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2027-07-21', q, '--json', '--explain'])).stdout);
+      expect(s.results.slice(0, 2).map((r: any) => r.id)).toEqual([source, lesson]);
+      const l = s.results[1];
+      expect(l.explain.context).toBeGreaterThan(l.explain.bm25);
+      expect(l.explain.belowSource).toBeLessThan(1);
+      expect(s.results[0].explain.belowSource).toBeUndefined();
+    }
+  });
+});
