@@ -498,11 +498,13 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; intent: number; explain?: Record<string, number | string> }[] = [];
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
-  const wantsAnswer = PARAMS.openWeight !== 1 && QUESTION.test(query) && !ASKS_OPEN.test(query);
+  // a question after a day is answered by when a line was written, whatever its form: an open
+  // question written that day dates the event as well as a statement
+  const wantsAnswer = PARAMS.openWeight !== 1 && !wantsDate && !range && QUESTION.test(query) && !ASKS_OPEN.test(query);
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -531,7 +533,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
     const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1 };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, intent };
     if (opts.explain) {
       item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
@@ -539,14 +541,16 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     scored.push(item);
   }
   // Borrowed words do not outrank their source: an entry that owes more of its score to a
-  // neighbour's words (context) than to its own ranks below that neighbour.
+  // neighbour's words (context) than to its own ranks below that neighbour, unless it answers the
+  // kind of question asked (intent) and the neighbour does not: the fix written after the report.
   if (PARAMS.contextBelowSource && scored.length > 1) {
     const bySlot = new Map<number, (typeof scored)[number]>();
     for (const s of scored) bySlot.set(s.slot, s);
     for (let pass = 0; pass < 2; pass++) {
       for (const s of scored) {
         const src = s.src >= 0 ? bySlot.get(s.src) : undefined;
-        if (!src || s.bm >= src.bm || s.score <= src.score) continue;
+        // unless it answers the kind of question asked and its source does not (the fix after the report)
+        if (!src || s.bm >= src.bm || s.score <= src.score || s.intent > src.intent) continue;
         const capped = src.score - Math.min(0.001, src.score / 2); // below it, visibly in --explain's 3 decimals
         if (s.explain) { s.explain.belowSource = round(capped / s.score); s.explain.score = round(capped); }
         s.score = capped;

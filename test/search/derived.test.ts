@@ -94,6 +94,9 @@ describe('open items rank below answers', () => {
     expect(pending.results.every((r: any) => r.explain.open === 1)).toBe(true);
     const plain = JSON.parse((await runCli(['search', '--root', root, 'billing database max connections', '--json', '--explain'])).stdout);
     expect(plain.results.every((r: any) => r.explain.open === 1)).toBe(true);
+    // a question after a day: the day a line was written answers it, whatever the line's form
+    const when = JSON.parse((await runCli(['search', '--root', root, 'when did we ask about the billing database max connections', '--json', '--explain'])).stdout);
+    expect(when.results.every((r: any) => r.explain.open === 1)).toBe(true);
   });
 });
 
