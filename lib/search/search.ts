@@ -3,6 +3,7 @@
  * `bench locomo` and in-process callers (dream, consolidate).
  *
  *   score = (bm25 + context) × file × tag × type × tier × activation × recency × time × superseded
+ *           × derived × intent × open
  *
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
@@ -22,6 +23,9 @@
  *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
  * - superseded entries are left out unless includeSuperseded (then × 0.5).
+ * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
+ *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
+ *   query is a question not about open items): see the constants below.
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -63,6 +67,10 @@ export const PARAMS = {
   derivedWeight: 0.6,
   /** The factor of an entry that answers the kind of question asked (NUMBER_INTENT, OUTCOME_INTENT). */
   intentWeight: 1.2,
+  /** An entry that owes more of its score to a neighbour's words (context > its own bm25) than to its own ranks just below that neighbour. */
+  contextBelowSource: true,
+  /** An open item (a pending entry or task, an open question) restates a question rather than answering it: its factor when the query is a question not about open items. */
+  openWeight: 0.8,
   /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
   mentionDays: 7,
 };
@@ -76,13 +84,26 @@ export const PARAMS = {
 const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
-/** A question after a day ("when", "which date", 哪天, 什么时候, 几号) is answered by a line that names one. */
-const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时/i;
+/** A question after a day ("when", "which date", "how early", 哪天, 什么时候, 几号, 多早) is answered by a line that names one (a day, or a month of a year: 2026 年 1 月, May 2026). */
+const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day)|since when|how (?:early|late|far back))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时|多早|多晚|从哪天|从几号/i;
 const MONTHS_RE = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
-const HAS_DATE = new RegExp(`\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号號]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号號]|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|\\b(?:${MONTHS_RE})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS_RE})\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b(?!T)`, 'i');
+const HAS_DATE = new RegExp(`\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号號]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号號]|(?:下|上|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|\\b(?:${MONTHS_RE})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS_RE})\\b|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b(?!T)|\\d{4}\\s*年\\s*\\d{1,2}\\s*月|\\b(?:${MONTHS_RE})\\.?\\s+\\d{4}\\b`, 'i');
 /** An entry's own time stamp (the buffer's ISO instant) is not a date the text names. */
 const STAMP = /\b\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?/g;
 const CHANGE_WORDS = /\b(?:raised|lowered|increased|decreased|changed|switched|moved|replaced|fixed|upgraded|set to|now)\b|改成|改为|改用|换成|调到|调成|加到|提高到|降到|升级到|修复|解决/i;
+
+/**
+ * Open items: a pending item or task (`wal pending` / `wal task`'s `pending:` / `task:`, or a
+ * `[PENDING]` / `[TASK]` label), a line under a Pending / Open questions / Current
+ * task / 待办 heading, or a line that is itself a question. A question asked of the memory is
+ * answered by a statement; the same question left open only repeats its words. Unless the query
+ * asks after open items ("what is pending", 还没, 待办).
+ */
+const OPEN_LABEL = /\[(?:pending|task|todo)\]|(?:^|\]\s*)(?:pending|task|todo)\s*:/i;
+const OPEN_HEADING = /\b(?:pending|open (?:questions?|items?|issues?)|current tasks?|todos?|to-dos?|next steps?)\s*$|(?:待办|待定|待确认|未决|悬而未决|待解决)[^›]*$/i;
+const OPEN_TEXT = /[?？]\s*(?:[#＃][^\s#＃]+\s*)*(?:\^[\w-]+\s*)?$/;
+const QUESTION = /[?？]|^\s*(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|has|have|had)\b|什么|多少|几|怎么|怎样|如何|哪|谁|为什么|为何|吗|是否/i;
+const ASKS_OPEN = /\b(?:pending|open|todos?|to-dos?|waiting|wait(?:ing)? (?:for|on)|blocked|blockers?|unresolved|undecided|not yet|still (?:need|have)|tasks?|working on|next steps?)\b|待办|待定|待确认|还没|没定|未解决|要不要|在做|在忙|任务|下一步/i;
 
 /** A closure block (Updated / Decisions / Signal / Open) as a search unit. */
 const CLOSURE_UNIT = /^(?:#+\s*closure\s*)?updated:\s*\d{4}-\d{2}-\d{2}[\s\S]*\bdecisions:/i;
@@ -184,11 +205,13 @@ interface Rows {
   file: Int32Array;
   bm: Float64Array;
   cx: Float64Array;
+  /** The slot + 1 of the neighbour whose words gave cx (0: none). */
+  cxSrc: Int32Array;
   tagHits: Uint8Array;
 }
 
 function newRows(slots: number): Rows {
-  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), tagHits: new Uint8Array(slots) };
+  return { slotRow: new Int32Array(slots), slot: new Int32Array(slots), file: new Int32Array(slots), bm: new Float64Array(slots), cx: new Float64Array(slots), cxSrc: new Int32Array(slots), tagHits: new Uint8Array(slots) };
 }
 
 /**
@@ -227,7 +250,7 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
  * Returns the new row count.
  */
 function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
-  const { slotRow, bm, cx } = rows;
+  const { slotRow, bm, cx, cxSrc } = rows;
   const rowSlot = rows.slot;
   const rowFile = rows.file;
   const n0 = n;
@@ -244,7 +267,7 @@ function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Arra
       const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
       let r = slotRow[nb]! - 1;
       if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
-      if (add > cx[r]!) cx[r] = add;
+      if (add > cx[r]!) { cx[r] = add; cxSrc[r] = slot + 1; }
     }
   }
   return n;
@@ -455,7 +478,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const order = candidates(pre, thr);
   order.sort((x, y) => pre[y]! - pre[x]! || rows.slot[x]! - rows.slot[y]!);
   const files = new Set<number>();
-  const chosenC: { file: number; pos: number; bm: number; ctx: number; tagHits: number }[] = [];
+  const chosenC: { file: number; pos: number; bm: number; ctx: number; src: number; tagHits: number }[] = [];
   for (const j of order) {
     const slot = rows.slot[j]!;
     const file = rows.file[j]!;
@@ -463,7 +486,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (files.size >= maxFiles) continue;
       files.add(file);
     }
-    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, tagHits: rows.tagHits[j]! });
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, src: rows.cxSrc[j]! - 1, tagHits: rows.tagHits[j]! });
     if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
@@ -475,10 +498,13 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; intent: number; explain?: Record<string, number | string> }[] = [];
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
+  // a question after a day is answered by when a line was written, whatever its form: an open
+  // question written that day dates the event as well as a statement
+  const wantsAnswer = PARAMS.openWeight !== 1 && !wantsDate && !range && QUESTION.test(query) && !ASKS_OPEN.test(query);
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
@@ -501,17 +527,35 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const time = range && !listRange && ((u.date && u.date >= range.from && u.date <= range.to) || mentions.has(view.fileStart(c.file) + c.pos)) ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
+    const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
     let intent = 1;
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time' };
+    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, intent };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, score: round(score) };
+      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
     }
     scored.push(item);
+  }
+  // Borrowed words do not outrank their source: an entry that owes more of its score to a
+  // neighbour's words (context) than to its own ranks below that neighbour, unless it answers the
+  // kind of question asked (intent) and the neighbour does not: the fix written after the report.
+  if (PARAMS.contextBelowSource && scored.length > 1) {
+    const bySlot = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) bySlot.set(s.slot, s);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const s of scored) {
+        const src = s.src >= 0 ? bySlot.get(s.src) : undefined;
+        // unless it answers the kind of question asked and its source does not (the fix after the report)
+        if (!src || s.bm >= src.bm || s.score <= src.score || s.intent > src.intent) continue;
+        const capped = src.score - Math.min(0.001, src.score / 2); // below it, visibly in --explain's 3 decimals
+        if (s.explain) { s.explain.belowSource = round(capped / s.score); s.explain.score = round(capped); }
+        s.score = capped;
+      }
+    }
   }
   scored.sort((a, b) => b.score - a.score || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
   if (listRange) scored.sort((a, b) => (a.d.u.date! < b.d.u.date! ? -1 : a.d.u.date! > b.d.u.date! ? 1 : 0) || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));

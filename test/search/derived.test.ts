@@ -74,3 +74,61 @@ describe('days named in an entry\'s own words', () => {
     expect(zh.results.find((r: any) => r.id === 'pay00001')?.explain.time).toBe(2);
   });
 });
+
+describe('open items rank below answers', () => {
+  it('a pending item, a Pending section line or an open question does not outrank the statement that answers, unless the query asks what is open', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [TECH] billing database max connections 500 on the primary ^open0002\n- 10:00 [EVENT] 乐乐的兴趣班选了围棋，编程明年再说 ^open0004\n');
+    writeFileSync(join(root, 'memory/working-buffer.md'), '- 2026-05-15T09:35:00+00:00 [PENDING] ask Wei whether the billing database max connections 500 is enough ^open0001\n');
+    writeFileSync(join(root, 'MEMORY.md'), '# MEMORY\n\n## Open questions\n- 乐乐的兴趣班选围棋还是编程？\n');
+    const en = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-05-15', 'what is the max connections of the billing database', '--json', '--explain'])).stdout);
+    expect(en.results[0].id).toBe('open0002');
+    expect(en.results.find((r: any) => r.id === 'open0001').explain.open).toBe(0.8);
+    expect(en.results[0].explain.open).toBe(1);
+    const zh = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-05-15', '乐乐的兴趣班选了什么', '--json', '--explain'])).stdout);
+    expect(zh.results[0].id).toBe('open0004');
+    expect(zh.results.find((r: any) => r.path === 'MEMORY.md').explain.open).toBe(0.8);
+    // asking after open items, or not asking at all: nothing weighed down
+    const pending = JSON.parse((await runCli(['search', '--root', root, 'what is still pending on the billing database', '--json', '--explain'])).stdout);
+    expect(pending.results.every((r: any) => r.explain.open === 1)).toBe(true);
+    const plain = JSON.parse((await runCli(['search', '--root', root, 'billing database max connections', '--json', '--explain'])).stdout);
+    expect(plain.results.every((r: any) => r.explain.open === 1)).toBe(true);
+    // a question after a day: the day a line was written answers it, whatever the line's form
+    const when = JSON.parse((await runCli(['search', '--root', root, 'when did we ask about the billing database max connections', '--json', '--explain'])).stdout);
+    expect(when.results.every((r: any) => r.explain.open === 1)).toBe(true);
+  });
+});
+
+describe('how early / 多早: a month of a year answers a date question', () => {
+  it('favours the line naming 2026 年 1 月 or January 2026', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-04-08.md'), '# 2026-04-08\n\n- 09:00 [LESSON] 历史单据的汇率计算用 BigDecimal，最后再四舍五入 ^rate0001\n- 10:00 [LESSON] the historical invoices exchange rate uses BigDecimal, rounded last ^rate0003\n');
+    writeFileSync(join(root, 'memory/episodic/2026-04-30.md'), '# 2026-04-30\n\n- 09:00 [DECISION] 历史单据汇率只回填 2026 年 1 月以后的 ^rate0002\n- 10:00 [DECISION] historical invoices exchange rate backfilled only after January 2026 ^rate0004\n');
+    const zh = JSON.parse((await runCli(['search', '--root', root, '历史单据的汇率要回填到多早', '--json', '--explain'])).stdout);
+    expect(zh.results[0].id).toBe('rate0002');
+    expect(zh.results[0].explain.intent).toBeGreaterThan(1);
+    expect(zh.results.find((r: any) => r.id === 'rate0001').explain.intent).toBe(1);
+    const en = JSON.parse((await runCli(['search', '--root', root, 'how far back is the historical invoices exchange rate', '--json', '--explain'])).stdout);
+    expect(en.results[0].id).toBe('rate0004');
+    expect(en.results.find((r: any) => r.id === 'rate0003').explain.intent).toBe(1);
+  });
+});
+
+describe('borrowed words do not outrank their source', () => {
+  it('an entry that owes more of its score to its neighbour\'s words than to its own ranks below that neighbour (English and Chinese)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-02-26.md'), '# 2026-02-26\n\n- 10:30 [TECH] the Terraform state of the EKS cluster is kept in S3 with a DynamoDB lock ^ctxe0001\n- 11:00 [LESSON] plan before apply #terraform ^ctxe0002\n');
+    writeFileSync(join(root, 'memory/episodic/2026-03-25.md'), '# 2026-03-25\n\n- 12:00 [TECH] 真机上相机预览黑屏，模拟器正常 ^ctxz0001\n- 13:00 [LESSON] 升级大版本先在真机上测 #相机 ^ctxz0002\n');
+    for (const [q, source, lesson] of [['where is the Terraform state kept', 'ctxe0001', 'ctxe0002'], ['相机黑屏', 'ctxz0001', 'ctxz0002']] as const) {
+      const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2027-07-21', q, '--json', '--explain'])).stdout);
+      expect(s.results.slice(0, 2).map((r: any) => r.id)).toEqual([source, lesson]);
+      const l = s.results[1];
+      expect(l.explain.context).toBeGreaterThan(l.explain.bm25);
+      expect(l.explain.belowSource).toBeLessThan(1);
+      expect(s.results[0].explain.belowSource).toBeUndefined();
+    }
+  });
+});

@@ -33,3 +33,14 @@ describe('equivalents', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 });
+
+describe('equivalents for work, people and places', () => {
+  it('an English question finds the Chinese line (demo → 演示, regression testing → 回归测试, Japan → 日本) and back', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [EVENT] UK 演示排练：Brightway 最关心照片能不能离线上传 ^eqw00001\n- 10:00 [EVENT] Brightway signed the contract for the pilot ^eqw00002\n- 11:00 [PEOPLE] 小林负责 App 回归测试 ^eqw00003\n- 12:00 [PEOPLE] the app store listing is owned by marketing ^eqw00004\n- 13:00 [TECH] the Japan partner API rate limit is 200 QPS ^eqw00005\n- 14:00 [TECH] 合作方的接口文档在 wiki 上 ^eqw00006\n');
+    expect((await ids(root, 'what does Brightway care most about for the demo'))[0]).toBe('eqw00001');
+    expect((await ids(root, 'who owns regression testing for the app'))[0]).toBe('eqw00003');
+    expect((await ids(root, '日本合作方的接口限流多少'))[0]).toBe('eqw00005');
+  });
+});
