@@ -10,7 +10,7 @@ import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js'
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
-import { readOnce } from './reader.js';
+import { readOnce, type KnownStats } from './reader.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -87,10 +87,10 @@ export function strayKind(name: string, siblings: ReadonlySet<string>): string |
 
 const SKIP = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian', '.rotating']);
 
-function stat(abs: string): { size: number; mtimeMs: number; file: boolean; dir: boolean } | undefined {
+function stat(abs: string): { ino: number; size: number; mtimeMs: number; file: boolean; dir: boolean } | undefined {
   try {
     const st = lstatSync(abs);
-    return { size: st.size, mtimeMs: st.mtimeMs, file: st.isFile(), dir: st.isDirectory() };
+    return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, file: st.isFile(), dir: st.isDirectory() };
   } catch {
     return undefined;
   }
@@ -135,13 +135,18 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
   return total;
 }
 
-function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' | 'error'> {
+/**
+ * `st`: the file's stats from the walk, `fresh`: taken right before this read (else the reader
+ * takes its own); `folders`: the folders this snapshot's reads found real (resolveInside).
+ */
+function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
+  const size = st.size;
   if (size > MAX_FILE_BYTES) {
     // never pull a huge file into memory just to refuse it
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    const text = readOnce(root, rel);
+    const text = readOnce(root, rel, fresh ? st : undefined, folders);
     return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
@@ -167,11 +172,13 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const locks: PlainFile[] = [];
   const special: SpecialPath[] = [];
   let trashBytes = 0;
+  const folders = new Set<string>();
 
-  const addMd = (rel: string, size: number, mtimeMs: number): void => {
-    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, size) }); return; }
+  const addMd = (rel: string, st: KnownStats): void => {
+    const { size, mtimeMs } = st;
+    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, st, true, folders) }); return; }
     let read: Pick<MemFile, 'text' | 'error'> | undefined;
-    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, size));
+    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
     const f = { ...classify(rel), size, mtimeMs } as MemFile;
     Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
     Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
@@ -195,7 +202,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
         const st = stat(join(root, rel));
         if (!st) continue;
         if (d.name.includes(TEMP_MARK)) tempFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
-        else if (d.name.endsWith('.md')) addMd(rel, st.size, st.mtimeMs);
+        else if (d.name.endsWith('.md')) addMd(rel, st);
         else {
           otherFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
           const what = strayKind(d.name, names);
@@ -218,7 +225,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       if (st?.file) strays.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs, what });
     } else if ((ROOT_FILES as readonly string[]).includes(name)) {
       const st = stat(join(root, name));
-      if (expect(root, name, 'file', special) && st?.file) addMd(name, st.size, st.mtimeMs);
+      if (expect(root, name, 'file', special) && st?.file) addMd(name, st);
     } else if (name.includes(TEMP_MARK)) {
       const st = stat(join(root, name));
       if (st?.file) tempFiles.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs });
