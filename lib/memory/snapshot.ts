@@ -4,7 +4,7 @@
  * `memtier stats`, the lifecycle steps. Its readers never touch the disk for memory content
  * themselves, so a cold `memtier health` reads each file exactly once.
  */
-import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
@@ -65,6 +65,11 @@ export interface Snapshot {
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
   entries(f: MemFile): LocatedEntry[];
+  /**
+   * Does the file end in a line break (its last byte LF or CR, so its text, when readable, ends
+   * with "\n")? A lazy snapshot reads that one byte instead of the file, unless the file was read.
+   */
+  endsInLineBreak(f: MemFile): boolean;
 }
 
 /**
@@ -157,6 +162,22 @@ function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, fold
   }
 }
 
+/** Is the last byte of the file LF or CR (false when it cannot be told: the caller reads the file)? */
+function lastByteIsBreak(root: string, rel: string, size: number): boolean {
+  if (size === 0) return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(root, rel), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) return false;
+    const b = Buffer.alloc(1);
+    return readSync(fd, b, 0, 1, size - 1) === 1 && (b[0] === 10 || b[0] === 13);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /**
  * Read the memory at `root` once. Never throws for a bad file: the file carries its error.
  * With `lazy`, the walk and the stats happen now and each file's text on its first use (`text`
@@ -173,6 +194,8 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const special: SpecialPath[] = [];
   let trashBytes = 0;
   const folders = new Set<string>();
+  /** Lazy files not read yet → their last byte's test. */
+  const unreadTail = new WeakMap<MemFile, () => boolean>();
 
   const addMd = (rel: string, st: KnownStats): void => {
     const { size, mtimeMs } = st;
@@ -180,6 +203,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
     let read: Pick<MemFile, 'text' | 'error'> | undefined;
     const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
     const f = { ...classify(rel), size, mtimeMs } as MemFile;
+    unreadTail.set(f, () => (read ? read.text?.endsWith('\n') ?? false : lastByteIsBreak(root, rel, size)));
     Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
     Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
     files.push(f);
@@ -267,6 +291,10 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }
       return l;
+    },
+    endsInLineBreak(f) {
+      const tail = unreadTail.get(f);
+      return tail ? tail() : f.text?.endsWith('\n') ?? false;
     },
     entries(f) {
       let e = entryCache.get(f);
