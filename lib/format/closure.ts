@@ -51,9 +51,10 @@ export interface ClosureStatus {
   earlierBlockLine?: number;
 }
 
-export function closureStatus(text: string): ClosureStatus {
-  const lines = text.split('\n');
-  const entries = dayEntries(text);
+/** `known`: the text's lines and dayEntries, when the caller has them. */
+export function closureStatus(text: string, known?: { lines: string[]; entries: LocatedEntry[] }): ClosureStatus {
+  const lines = known?.lines ?? text.split('\n');
+  const entries = known?.entries ?? dayEntries(text);
   const last = entries.length ? entries[entries.length - 1]!.line : 0;
   const have = closureKeys(lines.slice(last));
   const missing = CLOSURE_KEYS.filter((k) => !have.has(k));

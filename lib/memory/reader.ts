@@ -22,14 +22,22 @@ export function clearReads(): void {
   cache.clear();
 }
 
-/** Strict read of `rel` (undefined when missing), from the cache while its stats are unchanged. */
-export function readOnce(root: string, rel: string): string | undefined {
-  let st;
-  try { st = lstatSync(join(root, rel)); } catch { return readMemoryFile(root, rel); }
+/** A file's stats as a walk just took them. */
+export interface KnownStats { ino: number; size: number; mtimeMs: number }
+
+/**
+ * Strict read of `rel` (undefined when missing), from the cache while its stats are unchanged.
+ * A walk passes the stats it took (`known`) and the folders it found real (readMemoryFile).
+ */
+export function readOnce(root: string, rel: string, known?: KnownStats, folders?: Set<string>): string | undefined {
+  let st: KnownStats | undefined = known;
+  if (!st) {
+    try { st = lstatSync(join(root, rel)); } catch { return readMemoryFile(root, rel, folders); }
+  }
   const key = keyOf(root, rel);
   const c = cache.get(key);
   if (c && c.ino === st.ino && c.size === st.size && c.mtimeMs === st.mtimeMs) return c.text;
-  const text = readMemoryFile(root, rel);
+  const text = readMemoryFile(root, rel, folders);
   if (text === undefined) { cache.delete(key); return undefined; }
   if (cache.size >= MAX_FILES) cache.clear();
   cache.set(key, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, text });

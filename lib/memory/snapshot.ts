@@ -4,13 +4,13 @@
  * `memtier stats`, the lifecycle steps. Its readers never touch the disk for memory content
  * themselves, so a cold `memtier health` reads each file exactly once.
  */
-import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
-import { readOnce } from './reader.js';
+import { readOnce, type KnownStats } from './reader.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -65,6 +65,11 @@ export interface Snapshot {
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
   entries(f: MemFile): LocatedEntry[];
+  /**
+   * Does the file end in a line break (its last byte LF or CR, so its text, when readable, ends
+   * with "\n")? A lazy snapshot reads that one byte instead of the file, unless the file was read.
+   */
+  endsInLineBreak(f: MemFile): boolean;
 }
 
 /**
@@ -87,10 +92,10 @@ export function strayKind(name: string, siblings: ReadonlySet<string>): string |
 
 const SKIP = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian', '.rotating']);
 
-function stat(abs: string): { size: number; mtimeMs: number; file: boolean; dir: boolean } | undefined {
+function stat(abs: string): { ino: number; size: number; mtimeMs: number; file: boolean; dir: boolean } | undefined {
   try {
     const st = lstatSync(abs);
-    return { size: st.size, mtimeMs: st.mtimeMs, file: st.isFile(), dir: st.isDirectory() };
+    return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, file: st.isFile(), dir: st.isDirectory() };
   } catch {
     return undefined;
   }
@@ -135,13 +140,18 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
   return total;
 }
 
-function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' | 'error'> {
+/**
+ * `st`: the file's stats from the walk, `fresh`: taken right before this read (else the reader
+ * takes its own); `folders`: the folders this snapshot's reads found real (resolveInside).
+ */
+function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
+  const size = st.size;
   if (size > MAX_FILE_BYTES) {
     // never pull a huge file into memory just to refuse it
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    const text = readOnce(root, rel);
+    const text = readOnce(root, rel, fresh ? st : undefined, folders);
     return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
@@ -149,6 +159,22 @@ function readOne(root: string, rel: string, size: number): Pick<MemFile, 'text' 
     if (err.line !== undefined) out.line = err.line;
     if (err.code !== undefined) out.code = err.code;
     return { error: out };
+  }
+}
+
+/** Is the last byte of the file LF or CR (false when it cannot be told: the caller reads the file)? */
+function lastByteIsBreak(root: string, rel: string, size: number): boolean {
+  if (size === 0) return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(root, rel), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) return false;
+    const b = Buffer.alloc(1);
+    return readSync(fd, b, 0, 1, size - 1) === 1 && (b[0] === 10 || b[0] === 13);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -167,12 +193,17 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const locks: PlainFile[] = [];
   const special: SpecialPath[] = [];
   let trashBytes = 0;
+  const folders = new Set<string>();
+  /** Lazy files not read yet → their last byte's test. */
+  const unreadTail = new WeakMap<MemFile, () => boolean>();
 
-  const addMd = (rel: string, size: number, mtimeMs: number): void => {
-    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, size) }); return; }
+  const addMd = (rel: string, st: KnownStats): void => {
+    const { size, mtimeMs } = st;
+    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, st, true, folders) }); return; }
     let read: Pick<MemFile, 'text' | 'error'> | undefined;
-    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, size));
+    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
     const f = { ...classify(rel), size, mtimeMs } as MemFile;
+    unreadTail.set(f, () => (read ? read.text?.endsWith('\n') ?? false : lastByteIsBreak(root, rel, size)));
     Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
     Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
     files.push(f);
@@ -195,7 +226,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
         const st = stat(join(root, rel));
         if (!st) continue;
         if (d.name.includes(TEMP_MARK)) tempFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
-        else if (d.name.endsWith('.md')) addMd(rel, st.size, st.mtimeMs);
+        else if (d.name.endsWith('.md')) addMd(rel, st);
         else {
           otherFiles.push({ rel, size: st.size, mtimeMs: st.mtimeMs });
           const what = strayKind(d.name, names);
@@ -218,7 +249,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       if (st?.file) strays.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs, what });
     } else if ((ROOT_FILES as readonly string[]).includes(name)) {
       const st = stat(join(root, name));
-      if (expect(root, name, 'file', special) && st?.file) addMd(name, st.size, st.mtimeMs);
+      if (expect(root, name, 'file', special) && st?.file) addMd(name, st);
     } else if (name.includes(TEMP_MARK)) {
       const st = stat(join(root, name));
       if (st?.file) tempFiles.push({ rel: name, size: st.size, mtimeMs: st.mtimeMs });
@@ -260,6 +291,10 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }
       return l;
+    },
+    endsInLineBreak(f) {
+      const tail = unreadTail.get(f);
+      return tail ? tail() : f.text?.endsWith('\n') ?? false;
     },
     entries(f) {
       let e = entryCache.get(f);

@@ -51,8 +51,9 @@ function oversized(rel: string, size: number): MemtierError {
 }
 
 /** Read a whole file by descriptor (no link followed, FIFOs never block), bounded by MAX_FILE_BYTES. */
-function readBytes(root: string, rel: string): Buffer | undefined {
-  const abs = resolveInside(root, rel);
+function readBytes(root: string, rel: string, folders?: Set<string>): Buffer | undefined {
+  // the folders' check is shared only where O_NOFOLLOW guards the file itself
+  const abs = resolveInside(root, rel, folders && O_NOFOLLOW !== 0 ? { folders } : {});
   let fd: number;
   try {
     fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -79,9 +80,12 @@ function readBytes(root: string, rel: string): Buffer | undefined {
   }
 }
 
-/** Strict read of a memory file (no lock needed): undefined when missing. */
-export function readMemoryFile(root: string, rel: string): string | undefined {
-  const buf = readBytes(root, rel);
+/**
+ * Strict read of a memory file (no lock needed): undefined when missing. `folders`: folders a
+ * pass over many files already found real (resolveInside).
+ */
+export function readMemoryFile(root: string, rel: string, folders?: Set<string>): string | undefined {
+  const buf = readBytes(root, rel, folders);
   return buf === undefined ? undefined : decodeStrict(buf, rel);
 }
 

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanSecrets, SECRET_RULES, mask } from '../../lib/store/guards/secrets.js';
+import { mayHoldSecret, PREFILTER, scanSecrets, SECRET_RULES, mask } from '../../lib/store/guards/secrets.js';
+import { seededRandom } from '../../lib/core/random.js';
 import { rmTree, tmpTree } from '../helpers.js';
 import { store, thrown } from './util.js';
 import { B64, b64url, fake, HEX, UPPER } from '../fake-credentials.js';
@@ -190,3 +191,56 @@ describe('the store refuses secrets before they touch disk', () => {
 });
 
 
+
+describe('the fast scans match their definitions', () => {
+  // pieces of every PREFILTER literal (whole, in upper case, with one character changed) among
+  // the characters around them, so each literal is met at the text's edges and glued to others
+  const LITS = ['sk-', 'rk_live_', 'sk_live_', 'ghp_', 'ghr_', 'github_pat_', 'clh_', 'akia', 'asia', 'xox', 'hooks.slack', 'aiza', 'eyj', 'npm_', 'glpat-', 'hf_', 'private key',
+    '://a@', '://x y@', 'pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'private_key', 'privatekey', 'bearer', 'basic', 'accountkey', 'sharedaccesskey',
+    'sk' + '0123456789abcdef'.repeat(2), 'sg.', 'discord', ':aa', 'm' + 'a1_-'.repeat(6) + '.', 'o' + 'x'.repeat(25) + '.', 'n' + 'y'.repeat(22) + '.', '密码', '口令', '密碼'];
+  const NOISE = 'sSkK-_rRlLiIvVeEgGhHpPoOuUtTbBcCaAyYjJxXzZnNmMwWdD:/@. 0123456789abcdef\n\t\u00a0\u017f\u212a密码口令碼';
+
+  it('mayHoldSecret says what PREFILTER says', () => {
+    const rnd = seededRandom(19);
+    const pick = <T>(a: ArrayLike<T>): T => a[Math.floor(rnd() * a.length)]!;
+    let positives = 0;
+    for (let k = 0; k < 40_000; k++) {
+      let s = '';
+      const n = 1 + Math.floor(rnd() * 40);
+      for (let j = 0; j < n; j++) {
+        if (rnd() < 0.06) {
+          let l = pick(LITS);
+          if (rnd() < 0.5) l = l.toUpperCase();
+          if (rnd() < 0.3) { const at = Math.floor(rnd() * l.length); l = l.slice(0, at) + pick(NOISE) + l.slice(at + 1); }
+          s += l;
+        } else s += pick(NOISE);
+      }
+      const want = PREFILTER.test(s);
+      if (want) positives++;
+      expect(mayHoldSecret(s), JSON.stringify(s)).toBe(want);
+    }
+    expect(positives).toBeGreaterThan(5000);
+    expect(mayHoldSecret(BENIGN)).toBe(PREFILTER.test(BENIGN));
+  });
+
+  it('the bare AWS key scan finds the runs a regular expression finds', () => {
+    const rule = SECRET_RULES.find((r) => r.id === 'aws-secret-key-bare')!;
+    const re = new RegExp(rule.re.source, 'g');
+    const rnd = seededRandom(20);
+    let hits = 0;
+    for (let k = 0; k < 20_000; k++) {
+      // runs of key characters around 40 long between separators, and short words
+      let s = '';
+      const parts = Math.floor(rnd() * 6);
+      for (let j = 0; j < parts; j++) {
+        const len = rnd() < 0.6 ? 37 + Math.floor(rnd() * 7) : Math.floor(rnd() * 8);
+        for (let c = 0; c < len; c++) s += 'aB9/+Qz'[Math.floor(rnd() * 7)];
+        s += rnd() < 0.2 ? '' : '=_-.: \n\u00e9'[Math.floor(rnd() * 9)];
+      }
+      const want = [...s.matchAll(re)].map((m) => [m.index, m[0]]);
+      if (want.length) hits++;
+      expect(rule.find!(s).map((m) => [m.index, m[0]]), JSON.stringify(s)).toEqual(want);
+    }
+    expect(hits).toBeGreaterThan(500);
+  });
+});

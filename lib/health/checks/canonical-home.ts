@@ -1,6 +1,6 @@
 import { CANONICAL_HOME } from '../../format/entry.js';
 import type { Check, Finding } from '../types.js';
-import { normalizeFact } from '../markdown.js';
+import { factKey } from '../markdown.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import type { LocatedEntry } from '../../format/entry.js';
 
@@ -16,7 +16,7 @@ export function factOccurrences(snap: Snapshot, kinds: Set<MemFile['kind']>): Fa
     if (f.text === undefined || !kinds.has(f.kind)) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const key = normalizeFact(e.text);
+      const key = factKey(e);
       if (key.length >= 20 && key.split(' ').length >= 4) out.push({ f, e, key });
     }
   }

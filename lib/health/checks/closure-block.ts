@@ -2,7 +2,7 @@ import { parseEntryLine } from '../../format/entry.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
 import { filesOf, type MemFile, type Snapshot } from '../../memory/snapshot.js';
-import { CLOSURE_KEYS, closureAppend, closureStatus, dayEntries, isClosureLine } from '../../format/closure.js';
+import { CLOSURE_KEYS, closureAppend, closureStatus, isClosureLine } from '../../format/closure.js';
 
 /** Seed 004 invariant 6: every past episodic day ends with its closure block. */
 export const check: Check = {
@@ -21,11 +21,14 @@ export const check: Check = {
     const out: Finding[] = [];
     for (const f of pastDays(snap, env.today)) {
       const text = f.text ?? '';
+      // the day's entries (dayEntries, from the snapshot's parse)
+      const entries = snap.entries(f).filter((e) => !isClosureLine(e.raw));
       // a day a person wrote (no typed entry) is not a log memtier can summarize: it needs no block
-      if (!dayEntries(text).some((e) => e.type)) continue;
-      const missing = missingKeys(f);
+      if (!entries.some((e) => e.type)) continue;
+      const lines = text.split('\n');
+      const missing = closureStatus(text, { lines, entries }).missing;
       if (missing.length === 0) continue;
-      const mixed = freeFormLines(text) > 0;
+      const mixed = freeFormLines(text, lines) > 0;
       out.push({
         check: 'closure-block',
         severity: 'warn',
@@ -66,10 +69,10 @@ function pastDays(snap: Snapshot, today: string): MemFile[] {
  * Lines of a day that are neither typed entries, headings, closure lines, comments nor blank: text
  * a person wrote, about which a derived closure line ("Decisions: none") would be a claim nobody checked.
  */
-export function freeFormLines(text: string): number {
+export function freeFormLines(text: string, lines = text.split('\n')): number {
   let n = 0;
   let inComment = false;
-  for (const raw of text.split('\n')) {
+  for (const raw of lines) {
     const l = raw.trim();
     if (inComment) { if (l.includes('-->')) inComment = false; continue; }
     if (l.startsWith('<!--')) { if (!l.includes('-->')) inComment = true; continue; }
@@ -79,9 +82,4 @@ export function freeFormLines(text: string): number {
     n++;
   }
   return n;
-}
-
-/** Keys missing after the day's last entry (closure lines written as bullets are not entries). */
-function missingKeys(f: MemFile): string[] {
-  return closureStatus(f.text ?? '').missing;
 }

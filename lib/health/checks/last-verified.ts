@@ -1,7 +1,7 @@
 import { daysBetween } from '../../core/clock.js';
 import type { Check, Finding } from '../types.js';
 import { filesOf } from '../../memory/snapshot.js';
-import { frontmatterBlock } from '../markdown.js';
+import { frontmatterBlock, headLines } from '../markdown.js';
 
 const FIELD = /^\s*#?\s*last[_-]verified\s*:\s*["']?([^"'\s]*)/i;
 
@@ -22,7 +22,7 @@ export const check: Check = {
     const out: Finding[] = [];
     const max = env.limits.verifiedDays;
     for (const f of filesOf(snap, 'semantic', 'procedural', 'knowledge')) {
-      const lines = snap.lines(f);
+      const lines = headLines(f.text!, 10);
       const fm = frontmatterBlock(lines);
       const scan = fm ? fm.body : lines.slice(0, 10).map((text, i) => ({ line: i + 1, text }));
       const hit = scan.map((l) => ({ ...l, m: FIELD.exec(l.text) })).find((l) => l.m);

@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
-import { normalizeFact } from '../markdown.js';
+import { factKey } from '../markdown.js';
 import { compareWords } from '../../format/compare.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
@@ -114,6 +114,17 @@ export function numbersDiffer(a: string[], b: string[]): boolean {
   return a.some((w) => /\d/.test(w) && !sb.has(w)) || b.some((w) => /\d/.test(w) && !sa.has(w));
 }
 
+const HAN = /[\u3400-\u9fff]/;
+
+/** The words compared of a fact key: one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2"). */
+function keyWords(key: string): string[] {
+  // without CJK, compareWords is the key's words
+  const all = HAN.test(key) ? compareWords(key) : key.split(' ');
+  const seen = new Set<string>();
+  for (const w of all) if (w.length > 1 || (w.length === 1 && ((w >= '0' && w <= '9') || HAN.test(w)))) seen.add(w);
+  return [...seen];
+}
+
 /** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
 export function records(snap: Snapshot): Rec[] {
   const out: Rec[] = [];
@@ -123,9 +134,8 @@ export function records(snap: Snapshot): Rec[] {
     if (!group) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const key = normalizeFact(e.text);
-      // one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2")
-      const words = [...new Set(compareWords(key).filter((w) => w.length > 1 || /\d/.test(w) || /[\u3400-\u9fff]/.test(w)))];
+      const key = factKey(e);
+      const words = keyWords(key);
       if (words.length >= 4) out.push({ f, e, key, words, group });
     }
   }

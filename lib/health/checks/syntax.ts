@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../types.js';
-import { frontmatterBlock } from '../markdown.js';
+import { frontmatterBlock, headLines } from '../markdown.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { ID_RE, isEntryType } from '../../format/entry.js';
 import { validateFrontmatter } from '../frontmatter.js';
@@ -38,7 +38,7 @@ export async function fileFindings(snap: Snapshot, f: MemFile, ids?: Set<string>
   if (f.text === undefined) {
     return [{ check: 'syntax', severity: 'fail', file: f.rel, ...(f.error?.line ? { line: f.error.line } : {}), message: `cannot be read: ${f.error?.message ?? 'unknown error'}`, fix: 'convert it to UTF-8 text, or move it out of the memory' }];
   }
-  return [...(await frontmatterFindings(snap, f)), ...entryFindings(snap, f, ids)];
+  return [...(await frontmatterFindings(f)), ...entryFindings(snap, f, ids)];
 }
 
 const DANGLING = 'superseded by ^';
@@ -46,8 +46,10 @@ const DANGLING = 'superseded by ^';
 /** Does this syntax finding depend on the file alone (not on the ids of the other files)? */
 export const isFileLocal = (x: Finding): boolean => !x.message.startsWith(DANGLING);
 
-async function frontmatterFindings(snap: Snapshot, f: MemFile): Promise<Finding[]> {
-  const lines = snap.lines(f);
+async function frontmatterFindings(f: MemFile): Promise<Finding[]> {
+  // no frontmatter without a first line starting "---"; else its lines through the closing fence
+  if (!f.text!.startsWith('---') && !f.text!.startsWith('\uFEFF---')) return [];
+  const lines = headLines(f.text!, 1);
   const first = (lines[0] ?? '').replace(/^\uFEFF/, '').trimEnd();
   const lang = /^---([^-].*)$/.exec(first)?.[1]?.trim().toLowerCase();
   if (lang !== undefined && lang !== 'yaml') {
@@ -64,10 +66,9 @@ function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string> | undefined)
   const out: Finding[] = [];
   const strict = LOGS.has(f.kind);
   const seen = new Map<string, number>();
-  const lines = snap.lines(f);
   for (const e of snap.entries(f)) {
     const bad = (severity: Finding['severity'], message: string, fix: string): void => { out.push({ check: 'syntax', severity, file: f.rel, line: e.line, message, fix }); };
-    const h = HEAD.exec(lines[e.line - 1] ?? '');
+    const h = HEAD.exec(e.raw); // the entry's line
     if (h) {
       const [, y, mo, d, hh, mm, type] = h;
       if (y && (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > 31 || Number.isNaN(Date.parse(`${y}-${mo}-${d}T00:00:00Z`)))) bad('fail', `impossible date ${y}-${mo}-${d}`, 'write the date as YYYY-MM-DD');

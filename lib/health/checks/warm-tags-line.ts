@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.js';
 import { filesOf } from '../../memory/snapshot.js';
-import { TAGS_LINE } from '../markdown.js';
+import { headLines, TAGS_LINE } from '../markdown.js';
 
 /** Seed 004 invariant 1: every WARM note carries its tags on line 2 (`head -2 | grep tags`). */
 export const check: Check = {
@@ -18,8 +18,8 @@ export const check: Check = {
   run(snap) {
     const out: Finding[] = [];
     for (const f of filesOf(snap, 'semantic', 'procedural', 'knowledge')) {
+      if (TAGS_LINE.test(headLines(f.text!, 2)[1] ?? '')) continue;
       const lines = snap.lines(f);
-      if (TAGS_LINE.test(lines[1] ?? '')) continue;
       const at = lines.findIndex((l) => TAGS_LINE.test(l));
       out.push({
         check: 'warm-tags-line',

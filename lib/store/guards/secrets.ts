@@ -29,25 +29,37 @@ export interface SecretRule {
 
 const isKeyChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 || c === 43;
 
+/** [A-Za-z0-9/+] by character code (ASCII only). */
+const KEY_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (isKeyChar(c)) KEY_CHAR[c] = 1;
+const keyAt = (text: string, i: number): boolean => { const c = text.charCodeAt(i); return c < 128 && KEY_CHAR[c] === 1; };
+
 /**
- * Runs of exactly 40 key characters ([A-Za-z0-9/+]) not glued to a longer token, in one pass: a
- * regular expression with this lookbehind tried every position of the text (~50 ms per MB).
+ * Runs of exactly 40 key characters ([A-Za-z0-9/+]) not glued to a longer token: a regular
+ * expression with this lookbehind tried every position of the text (~50 ms per MB). The scan
+ * looks 39 characters ahead of where a run could start: when that one is not a key character no
+ * run of 40 starts before it, so ordinary prose (words of a few letters) is skipped ~40 at a time;
+ * when it is, the run around it is measured. Every maximal run of 40 or more is seen.
  */
 function keyRuns40(text: string): RegExpMatchArray[] {
   const out: RegExpMatchArray[] = [];
   const n = text.length;
+  // i is 0 or follows a character that is not a key character
   let i = 0;
-  while (i < n) {
-    // skip to the next key character, then to the end of its run
-    while (i < n && !isKeyChar(text.charCodeAt(i))) i++;
-    const start = i;
-    while (i < n && isKeyChar(text.charCodeAt(i))) i++;
-    if (i - start !== 40) continue;
+  while (i + 40 <= n) {
+    const p = i + 39;
+    if (!keyAt(text, p)) { i = p + 1; continue; }
+    let start = p;
+    while (start > i && keyAt(text, start - 1)) start--;
+    let end = p + 1;
+    while (end < n && keyAt(text, end)) end++;
+    i = end + 1;
+    if (end - start !== 40) continue;
     const before = start > 0 ? text.charCodeAt(start - 1) : 0;
-    const after = i < n ? text.charCodeAt(i) : 0;
+    const after = end < n ? text.charCodeAt(end) : 0;
     // not glued to a longer token: "=", "_", "-" on either side, "." or ":" before
     if (before === 61 || before === 95 || before === 45 || before === 46 || before === 58 || after === 61 || after === 95 || after === 45) continue;
-    const m = [text.slice(start, i)] as unknown as RegExpMatchArray;
+    const m = [text.slice(start, end)] as unknown as RegExpMatchArray;
     m.index = start;
     out.push(m);
   }
@@ -167,8 +179,128 @@ export function mask(value: string): string {
  * matches none of it and skips the rule regexes (each costs a compile on first use in a cold
  * process). Keep it in step with SECRET_RULES: the per-rule tests fail if a rule is not covered.
  * The bare AWS key has no literal: its own one-pass scan runs whatever the prefilter says.
+ * This regular expression is the definition; `mayHoldSecret` runs it (a regex with this many
+ * alternatives tries each at every position: ~20 ms per MB).
  */
-const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key|bearer|basic|accountkey|sharedaccesskey|sk[0-9a-f]{32}|sg\.|discord|:aa|[mno][a-z0-9_-]{23,25}\.|密码|口令|密碼/i;
+export const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key|bearer|basic|accountkey|sharedaccesskey|sk[0-9a-f]{32}|sg\.|discord|:aa|[mno][a-z0-9_-]{23,25}\.|密码|口令|密碼/i;
+
+/**
+ * PREFILTER's literals, each a list of allowed (lower-case) characters per position and the
+ * position of its rarest character: the scan looks at the text only where that character is.
+ * `://…@`, `sk` + 32 hex digits and `[mno]…\.` are tested by hand (prefilterAt).
+ */
+const LITERALS: [sets: number[][], anchor: number][] = ([
+  ['sk-', '-'], ['[sr]k_live_', '_'], ['gh[pousr]_', '_'], ['github_pat_', '_'], ['clh_', '_'], ['akia', 'k'], ['asia', 's'],
+  ['xox', 'x'], ['hooks.slack', '.'], ['aiza', 'z'], ['eyj', 'j'], ['npm_', '_'], ['glpat-', '-'], ['hf_', '_'],
+  ['private key', 'v'], ['pass', 'p'], ['pwd', 'p'], ['secret', 'c'], ['token', 'k'], ['api_key', '_'], ['apikey', 'k'],
+  ['private_key', '_'], ['privatekey', 'v'], ['bearer', 'b'], ['basic', 'b'], ['accountkey', 'k'], ['sharedaccesskey', 'k'],
+  ['sg.', '.'], ['discord', 'c'], [':aa', ':'], ['密码', '密'], ['口令', '口'], ['密碼', '密'],
+] as const).map(([lit, at]) => {
+  const sets = lit.match(/\[[^\]]+\]|./gu)!.map((x) => (x.length > 1 && x.startsWith('[') ? x.slice(1, -1) : x));
+  return [sets.map((x) => [...x].map((ch) => ch.charCodeAt(0))), sets.indexOf(at)];
+});
+
+/** ASCII lower case (what /i folds to without the u flag: nothing beyond ASCII folds onto ASCII). */
+const low = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+const isWordish = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+/** What /\s/ matches. */
+const isSpace = (c: number): boolean => (c >= 9 && c <= 13) || c === 32 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/** The anchor characters: ASCII ones (lower case) and the two CJK ones, each with its literals. */
+const ANCHORS: number[] = [...new Set([...LITERALS.map(([sets, at]) => sets[at]![0]!), 58, 107, 46])];
+const CJK_A = 0x5bc6;
+const CJK_B = 0x53e3;
+const LITS_OF: [number[][], number][][] = ANCHORS.map((c) => LITERALS.filter(([sets, at]) => sets[at]![0] === c));
+/** ASCII character (either case) → its anchor's number + 1 (0: not an anchor). */
+const ANCHOR_OF = new Uint8Array(128);
+ANCHORS.forEach((c, k) => { if (c < 128) { ANCHOR_OF[c] = k + 1; if (c >= 97 && c <= 122) ANCHOR_OF[c - 32] = k + 1; } });
+/**
+ * Per anchor, the (lower-cased ASCII) characters that may stand right before and right after it
+ * in some literal or hand test (a literal that starts or ends at its anchor allows any): a quick
+ * test that rejects most stops before the literals are compared. Index: anchor * 129 + code, 128 for
+ * non-ASCII or the text's edge.
+ */
+const PREV = new Uint8Array(ANCHORS.length * 129);
+const NEXT = new Uint8Array(ANCHORS.length * 129);
+ANCHORS.forEach((c, k) => {
+  const allow = (t: Uint8Array, codes: number[] | 'any'): void => {
+    if (codes === 'any') t.fill(1, k * 129, k * 129 + 129);
+    else for (const x of codes) t[k * 129 + (x < 128 ? x : 128)] = 1;
+  };
+  for (const [sets, at] of LITS_OF[k]!) {
+    allow(PREV, at === 0 ? 'any' : sets[at - 1]!);
+    allow(NEXT, at === sets.length - 1 ? 'any' : sets[at + 1]!);
+  }
+  const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, j) => from + j);
+  if (c === 58) { allow(PREV, 'any'); allow(NEXT, [47]); } // `://…@`
+  if (c === 107) { allow(PREV, [115]); allow(NEXT, [...range(48, 57), ...range(97, 102)]); } // `sk` + hex
+  if (c === 46) { allow(PREV, [...range(48, 57), ...range(97, 122), 95, 45]); allow(NEXT, 'any'); } // `[mno]…\.`
+});
+
+/** Does PREFILTER match with the anchor number `k` (character `c`, lower-cased) at `i`? */
+function prefilterAt(text: string, i: number, k: number, c: number): boolean {
+  const lits = LITS_OF[k]!;
+  for (let l = 0; l < lits.length; l++) {
+    const lit = lits[l]!;
+    const sets = lit[0];
+    const start = i - lit[1];
+    if (start < 0 || start + sets.length > text.length) continue;
+    let j = 0;
+    while (j < sets.length && sets[j]!.includes(low(text.charCodeAt(start + j)))) j++;
+    if (j === sets.length) return true;
+  }
+  if (c === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
+    // `:\/\/[^\s@]*@`
+    for (let j = i + 3; j < text.length; j++) {
+      const d = text.charCodeAt(j);
+      if (d === 64) return true;
+      if (isSpace(d)) break;
+    }
+  }
+  if (c === 107 && i > 0 && low(text.charCodeAt(i - 1)) === 115 && i + 32 < text.length) {
+    // `sk[0-9a-f]{32}`
+    let j = 1;
+    while (j <= 32 && isHex(low(text.charCodeAt(i + j)))) j++;
+    if (j > 32) return true;
+  }
+  if (c === 46) {
+    // `[mno][a-z0-9_-]{23,25}\.`: a run of word characters before the dot with m, n or o 24 to 26 back
+    let r = 0;
+    while (r < 26 && i - r - 1 >= 0 && isWordish(low(text.charCodeAt(i - r - 1)))) r++;
+    for (let n = 23; n <= 25 && n + 1 <= r; n++) {
+      const m = low(text.charCodeAt(i - n - 1));
+      if (m === 109 || m === 110 || m === 111) return true;
+    }
+  }
+  return false;
+}
+
+const code = (text: string, i: number): number => {
+  if (i < 0 || i >= text.length) return 128;
+  const c = low(text.charCodeAt(i));
+  return c < 128 ? c : 128;
+};
+
+/**
+ * PREFILTER.test(text), in one pass over the text that stops only at its literals' anchor
+ * characters, and compares literals only where the characters around the anchor allow one.
+ */
+export function mayHoldSecret(text: string): boolean {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    let k: number;
+    if (c < 128) {
+      k = ANCHOR_OF[c]! - 1;
+      if (k < 0) continue;
+    } else if (c === CJK_A || c === CJK_B) {
+      k = ANCHORS.indexOf(c);
+    } else continue;
+    if (PREV[k * 129 + code(text, i - 1)] === 1 && NEXT[k * 129 + code(text, i + 1)] === 1 && prefilterAt(text, i, k, low(c))) return true;
+  }
+  return false;
+}
 
 /** The literal prefixes of the `prefixed` rules: where a token split in two is looked for. */
 const JOIN_PREFIX = /(?:sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|AKIA|ASIA|xox[abposre]-|AIza|eyJ|npm_|glpat-|hf_|SK(?=[0-9a-f])|SG\.)/g;
@@ -205,7 +337,7 @@ const lineOf = (text: string, index: number): number => {
 export function scanSecrets(input: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   const text = normalizeForScan(input);
-  const any = PREFILTER.test(text);
+  const any = mayHoldSecret(text);
   if (any) compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
   const seen = new Set<string>();
   const push = (rule: SecretRule, line: number, value: string): void => {
