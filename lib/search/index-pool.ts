@@ -12,7 +12,6 @@
  * never does.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import type { Dictionary } from './term-coder.js';
@@ -29,16 +28,15 @@ const MAX_TERMS = 50_000;
 const YOUNG_MB = 6;
 /** Most workers. */
 const MAX_WORKERS = 4;
-/** A memory smaller than this is encoded in the main thread (a worker costs ~50 ms to start). */
-export const POOL_MIN_BYTES = 4 * 1024 * 1024;
-
-/** How many workers a build of `bytes` uses: MEMTIER_INDEX_WORKERS (0 = none) or one per core, none for a small memory or a one-core machine. */
+/** How many workers a build of `bytes` uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS), else none. */
 export function poolSize(bytes: number, env: NodeJS.ProcessEnv = {}): number {
   const forced = env.MEMTIER_INDEX_WORKERS;
   if (forced !== undefined && forced !== '' && Number.isInteger(Number(forced))) return Math.max(0, Math.min(MAX_WORKERS, Number(forced)));
-  if (bytes < POOL_MIN_BYTES || typeof SharedArrayBuffer !== 'function') return 0;
-  const cores = availableParallelism();
-  return cores > 1 ? Math.min(MAX_WORKERS, cores) : 0;
+  // Off unless asked: measured on the 2-core machine (load 4 and 12-26), two workers gave no wall
+  // time back and cost ~50 MB of peak RSS at 10k notes (each a V8 heap with its own dictionary),
+  // which puts a 50k-note build over the 200 MB ceiling. MEMTIER_INDEX_WORKERS=N where cores are free.
+  void bytes;
+  return 0;
 }
 
 /** The worker's module beside this one (the bundle's dist/cli/_index-worker.js, or dist/lib/search/index-worker.js), if built. */
