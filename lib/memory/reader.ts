@@ -7,7 +7,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readMemoryFile } from '../store/store.js';
+import { readMemoryFile, type ReadOptions } from '../store/store.js';
 
 interface Cached { ino: number; size: number; mtimeMs: number; text: string }
 
@@ -22,14 +22,17 @@ export function clearReads(): void {
   cache.clear();
 }
 
-/** Strict read of `rel` (undefined when missing), from the cache while its stats are unchanged. */
-export function readOnce(root: string, rel: string): string | undefined {
+/**
+ * Strict read of `rel` (undefined when missing), from the cache while its stats are unchanged.
+ * `opts.checkLinks: false` is for a file the caller's own walk just found (store.ts ReadOptions).
+ */
+export function readOnce(root: string, rel: string, opts: ReadOptions = {}): string | undefined {
   let st;
-  try { st = lstatSync(join(root, rel)); } catch { return readMemoryFile(root, rel); }
+  try { st = lstatSync(join(root, rel)); } catch { return readMemoryFile(root, rel, opts); }
   const key = keyOf(root, rel);
   const c = cache.get(key);
   if (c && c.ino === st.ino && c.size === st.size && c.mtimeMs === st.mtimeMs) return c.text;
-  const text = readMemoryFile(root, rel);
+  const text = readMemoryFile(root, rel, opts);
   if (text === undefined) { cache.delete(key); return undefined; }
   if (cache.size >= MAX_FILES) cache.clear();
   cache.set(key, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, text });

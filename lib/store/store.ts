@@ -50,9 +50,17 @@ function oversized(rel: string, size: number): MemtierError {
   return new MemtierError(`file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split it into smaller notes, or archive old parts' });
 }
 
+/**
+ * How a memory file is read. `checkLinks: false` skips the look at each folder on the path (is it
+ * a symbolic link?) for a caller that has just walked there itself (readdir reports links as links
+ * and the walks never enter them): a memory-wide read then costs one open instead of one lstat per
+ * path part. The file itself is still opened without following a link.
+ */
+export interface ReadOptions { checkLinks?: boolean }
+
 /** Read a whole file by descriptor (no link followed, FIFOs never block), bounded by MAX_FILE_BYTES. */
-function readBytes(root: string, rel: string): Buffer | undefined {
-  const abs = resolveInside(root, rel);
+function readBytes(root: string, rel: string, opts: ReadOptions = {}): Buffer | undefined {
+  const abs = resolveInside(root, rel, opts);
   let fd: number;
   try {
     fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
@@ -80,8 +88,8 @@ function readBytes(root: string, rel: string): Buffer | undefined {
 }
 
 /** Strict read of a memory file (no lock needed): undefined when missing. */
-export function readMemoryFile(root: string, rel: string): string | undefined {
-  const buf = readBytes(root, rel);
+export function readMemoryFile(root: string, rel: string, opts: ReadOptions = {}): string | undefined {
+  const buf = readBytes(root, rel, opts);
   return buf === undefined ? undefined : decodeStrict(buf, rel);
 }
 
