@@ -22,7 +22,7 @@ import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.j
 import { parseSimpleFrontmatter } from '../format/frontmatter-simple.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { parseEntries, parseEntryLine, type LocatedEntry } from '../format/entry.js';
-import { readOnce } from '../memory/reader.js';
+import { readMemoryFile } from '../store/store.js';
 import { cite, normalizeText, today, type SourcedEntry } from './common.js';
 
 export const VERIFIED_MAX_DAYS = 30;
@@ -52,7 +52,8 @@ interface FileText {
   rel: string;
   kind: FileKind;
   text: string;
-  lines: string[];
+  /** The text's lines (split when first asked for: most checks skip most files). */
+  readonly lines: string[];
   /** `lines` with frontmatter, fenced code and HTML comments blanked (same numbering): what is scanned for paths and dates. */
   readonly scan: string[];
   base?: string;
@@ -88,7 +89,8 @@ function memoryOf(ctx: Ctx): Memory {
   const text = (rel: string): string | undefined => {
     let r = reads.get(rel);
     if (!r) {
-      try { r = { text: readOnce(ctx.root, rel, walked.has(rel) ? { checkLinks: false } : {}) }; } catch (error) { r = { error }; }
+      // this memo is the run's one read of each file (readOnce's cache would keep a second copy of the memory)
+      try { r = { text: readMemoryFile(ctx.root, rel, walked.has(rel) ? { checkLinks: false } : {}) }; } catch (error) { r = { error }; }
       reads.set(rel, r);
     }
     if ('error' in r) throw r.error;
@@ -230,10 +232,17 @@ function durableFiles(ctx: Ctx, mem: Memory, problems: VerifyFinding[], days = 0
       continue;
     }
     if (text === undefined) continue;
-    const lines = text.split('\n');
-    const base = fmDate(data, 'created') ?? fmDate(data, 'date') ?? fmDate(data, 'last_verified') ?? frontDate(lines, 'created') ?? frontDate(lines, 'last_verified');
+    const base = fmDate(data, 'created') ?? fmDate(data, 'date') ?? fmDate(data, 'last_verified') ?? frontDate(text.split('\n', 12), 'created') ?? frontDate(text.split('\n', 12), 'last_verified');
+    let lines: string[] | undefined;
     let scan: string[] | undefined;
-    const f: FileText = { rel, kind: info.kind, text, lines, get scan() { return (scan ??= proseLines(lines, bodyLine)); }, ...(base ? { base } : {}) };
+    const plain = !text.includes('```') && !text.includes('~~~') && !text.includes('<!--');
+    const f: FileText = {
+      rel, kind: info.kind, text,
+      get lines() { return (lines ??= text.split('\n')); },
+      // without fences or comments the prose is every line below the frontmatter
+      get scan() { return (scan ??= plain ? (bodyLine > 1 ? this.lines.map((l, i) => (i + 1 < bodyLine ? '' : l)) : this.lines) : proseLines(this.lines, bodyLine)); },
+      ...(base ? { base } : {}),
+    };
     (isRecent ? recent : durable).push(f);
   }
   return { durable, recent };
@@ -352,15 +361,16 @@ export const RELATIVE: Rel[] = [
 /**
  * Any of RELATIVE (case-insensitive: a superset). A file whose text has none of them, and neither
  * code spans, comments nor URLs (whose removal could join two pieces into one), has no relative
- * date. RELATIVE_WORD, a word each of them contains, is the quick test before it.
+ * date. Each of them contains a word of RELATIVE_WORD or RELATIVE_ZH: the quick tests before it.
  */
 const ANY_RELATIVE = new RegExp(RELATIVE.map((r) => `(?:${r.re.source})`).join('|'), 'i');
-const RELATIVE_WORD = /day|week|tomorrow|tonight|morning|month|year|天前|天后|天後|天之|周|週|星期|礼拜|禮拜|前天|后天|後天|昨天|昨日|明天|明日|今天|今日|上月|下月|个月|去年|明年/i;
+const RELATIVE_WORD = /day|week|tomorrow|tonight|morning|month|year/i;
+const RELATIVE_ZH = /天[前后後之]|[周週]|星期|礼拜|禮拜|[前后後昨明今]天|[昨明今]日|[上下个]月|[去明]年/;
 
 function relativeDates(mem: Memory, files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
-    if (!f.text.includes('`') && !f.text.includes('<!--') && !f.text.includes('http') && !(RELATIVE_WORD.test(f.text) && ANY_RELATIVE.test(f.text))) continue;
+    if (!f.text.includes('`') && !f.text.includes('<!--') && !f.text.includes('http') && !((RELATIVE_ZH.test(f.text) || RELATIVE_WORD.test(f.text)) && ANY_RELATIVE.test(f.text))) continue;
     let headingDate: string | undefined;
     f.scan.forEach((line, i) => {
       if (!line.trim()) return;
@@ -535,37 +545,72 @@ export interface Decided { text: string; when: string }
  */
 export function findReversals(decisions: readonly Decided[]): [number, number][] {
   const n = decisions.length;
-  const sets = decisions.map((d) => words(d.text));
+  const texts = decisions.map((d) => d.text);
+  const whens = decisions.map((d) => d.when);
+  const sets = texts.map(words);
   // words by rank: fewest decisions first (ties by first appearance)
-  const df = new Map<string, number>();
-  for (const set of sets) for (const w of set) df.set(w, (df.get(w) ?? 0) + 1);
-  const byRank = [...df.keys()].map((w, k) => [w, k] as const).sort(([a, x], [b, y]) => df.get(a)! - df.get(b)! || x - y).map(([w]) => w);
-  const rank = new Map(byRank.map((w, r) => [w, r]));
-  /** Each decision's words as ranks, ascending (rarest first). */
-  const ws = sets.map((set) => Int32Array.from(set, (w) => rank.get(w)!).sort());
+  const firstSeen = new Map<string, number>();
+  const counts: number[] = [];
+  for (const set of sets) {
+    for (const w of set) {
+      const k = firstSeen.get(w);
+      if (k === undefined) { firstSeen.set(w, counts.length); counts.push(1); } else counts[k]!++;
+    }
+  }
+  const V = counts.length;
+  const order = Int32Array.from({ length: V }, (_, k) => k).sort((x, y) => counts[x]! - counts[y]! || x - y);
+  const rankOf = new Int32Array(V);
+  order.forEach((k, r) => { rankOf[k] = r; });
+  const rank = new Map<string, number>();
+  for (const [w, k] of firstSeen) rank.set(w, rankOf[k]!);
   /** Words two decisions of which the smaller has `size` words must share to be on one topic. */
   const need = (size: number): number => Math.max(2, Math.ceil(size / 2));
   /** How many of a decision's first (rarest) words another on its topic must share one of. */
   const prefixOf = (size: number): number => (size >= 2 ? size - need(size) + 1 : 0);
-  const sameTopic = (a: Int32Array, b: Int32Array): boolean => {
+  // each decision's words as ranks, ascending (rarest first): decision i's are words[from[i] .. from[i + 1])
+  const from = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) from[i + 1] = from[i]! + sets[i]!.size;
+  const wordsOf = new Int32Array(from[n]!);
+  for (let i = 0; i < n; i++) wordsOf.set(Int32Array.from(sets[i]!, (w) => rank.get(w)!).sort(), from[i]!);
+  const size = (i: number): number => from[i + 1]! - from[i]!;
+  // postings of every word and of prefix words, decisions ascending, in flat arrays; at decision j
+  // a word's list is read up to its `seen` count, so it holds only earlier decisions
+  const postStart = new Int32Array(V + 1);
+  const prefStart = new Int32Array(V + 1);
+  for (let i = 0; i < n; i++) {
+    const p = prefixOf(size(i));
+    for (let k = from[i]!; k < from[i + 1]!; k++) {
+      const r = wordsOf[k]!;
+      postStart[r + 1] = postStart[r + 1]! + 1;
+      if (k - from[i]! < p) prefStart[r + 1] = prefStart[r + 1]! + 1;
+    }
+  }
+  for (let r = 0; r < V; r++) { postStart[r + 1] = postStart[r + 1]! + postStart[r]!; prefStart[r + 1] = prefStart[r + 1]! + prefStart[r]!; }
+  const post = new Int32Array(postStart[V]!);
+  const pref = new Int32Array(prefStart[V]!);
+  const postLen = new Int32Array(V);
+  const prefLen = new Int32Array(V);
+  const sameTopic = (i: number, j: number): boolean => {
     let shared = 0;
-    for (let x = 0, y = 0; x < a.length && y < b.length;) {
-      const d = a[x]! - b[y]!;
+    const xe = from[i + 1]!;
+    const ye = from[j + 1]!;
+    for (let x = from[i]!, y = from[j]!; x < xe && y < ye;) {
+      const d = wordsOf[x]! - wordsOf[y]!;
       if (d < 0) x++;
       else if (d > 0) y++;
       else { shared++; x++; y++; }
     }
-    return shared >= need(Math.min(a.length, b.length));
+    return shared >= need(Math.min(size(i), size(j)));
   };
-  const postings: number[][] = byRank.map(() => []);
-  const prefixPostings: number[][] = byRank.map(() => []);
-  const whens = decisions.map((d) => d.when);
-  const texts = decisions.map((d) => d.text);
   const flagged = new Uint8Array(n);
   /** seen[i] === j: decision i is already a candidate of decision j. */
   const seen = new Int32Array(n).fill(-1);
   /** objectOf[r] === j: word r is an object of decision j's reversal. */
-  const objectOf = new Int32Array(byRank.length).fill(-1);
+  const objectOf = new Int32Array(V).fill(-1);
+  const holdsObject = (i: number, j: number): boolean => {
+    for (let k = from[i]!; k < from[i + 1]!; k++) if (objectOf[wordsOf[k]!] === j) return true;
+    return false;
+  };
   const candidates = new Int32Array(n);
   const against: (Set<string>[] | undefined)[] = new Array(n);
   /** The word sets of what decision i reverses ("instead of X": X), computed once. */
@@ -573,19 +618,13 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
   /** The latest earlier decision holding `w` that is not reported yet, or -1. */
   const latestWith = (w: string): number => {
     const r = rank.get(w);
-    const l = r === undefined ? [] : postings[r]!;
-    for (let k = l.length - 1; k >= 0; k--) if (!flagged[l[k]!]) return l[k]!;
+    if (r !== undefined) for (let k = postStart[r]! + postLen[r]! - 1; k >= postStart[r]!; k--) if (!flagged[post[k]!]) return post[k]!;
     return -1;
-  };
-  const holdsObject = (i: number, j: number): boolean => {
-    const w = ws[i]!;
-    for (let k = 0; k < w.length; k++) if (objectOf[w[k]!] === j) return true;
-    return false;
   };
   const out: [number, number][] = [];
   for (let j = 0; j < n; j++) {
     const text = texts[j]!;
-    const mine = ws[j]!;
+    const mine = size(j);
     const back = BACK_TO.exec(text);
     if (back) {
       const chosen = words(back[1]!);
@@ -601,7 +640,7 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
         // unless the latest decision on the topic already chose X
         if (!mentionsChosen || againstChosen) { flagged[i] = 1; out.push([i, j]); }
       }
-    } else if (mine.length >= 2) {
+    } else if (mine >= 2) {
       const objects = new Set<string>();
       for (const m of text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
       let objectCost = 0;
@@ -611,30 +650,46 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
         if (r === undefined) continue; // in no decision's words
         objectOf[r] = j;
         objectRanks.push(r);
-        objectCost += postings[r]!.length;
+        objectCost += postLen[r]!;
       }
       if (objects.size > 0) {
-        const prefix = prefixOf(mine.length);
+        const lo = from[j]!;
+        const hi = from[j + 1]!;
+        const prefixEnd = lo + prefixOf(mine);
         let topicCost = 0;
-        for (let k = 0; k < prefix; k++) topicCost += postings[mine[k]!]!.length;
-        for (let k = 0; k < mine.length; k++) topicCost += prefixPostings[mine[k]!]!.length;
+        for (let k = lo; k < prefixEnd; k++) topicCost += postLen[wordsOf[k]!]!;
+        for (let k = lo; k < hi; k++) topicCost += prefLen[wordsOf[k]!]!;
         let c = 0;
-        const add = (i: number): void => {
-          if (seen[i] !== j && !flagged[i]) { seen[i] = j; candidates[c++] = i; }
-        };
         if (objectCost <= topicCost) {
-          for (const r of objectRanks) for (const i of postings[r]!) add(i);
+          for (const r of objectRanks) {
+            for (let k = postStart[r]!, e = k + postLen[r]!; k < e; k++) {
+              const i = post[k]!;
+              if (seen[i] !== j && !flagged[i]) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
         } else {
           // earlier decisions at least as large share one of this one's prefix words; smaller ones one of their prefix's
-          for (let k = 0; k < prefix; k++) for (const i of postings[mine[k]!]!) if (ws[i]!.length >= mine.length && holdsObject(i, j)) add(i);
-          for (let k = 0; k < mine.length; k++) for (const i of prefixPostings[mine[k]!]!) if (ws[i]!.length < mine.length && holdsObject(i, j)) add(i);
+          for (let q = lo; q < prefixEnd; q++) {
+            const r = wordsOf[q]!;
+            for (let k = postStart[r]!, e = k + postLen[r]!; k < e; k++) {
+              const i = post[k]!;
+              if (seen[i] !== j && !flagged[i] && size(i) >= mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
+          for (let q = lo; q < hi; q++) {
+            const r = wordsOf[q]!;
+            for (let k = prefStart[r]!, e = k + prefLen[r]!; k < e; k++) {
+              const i = pref[k]!;
+              if (seen[i] !== j && !flagged[i] && size(i) < mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
         }
         const found = candidates.subarray(0, c).sort();
         // the latest first
         for (let k = c - 1; k >= 0; k--) {
           const i = found[k]!;
           if (whens[i] === whens[j] && texts[i] === text) continue;
-          if (!sameTopic(ws[i]!, mine)) continue;
+          if (!sameTopic(i, j)) continue;
           // every candidate holds an object: the first one it holds is what it must not be against
           const hit = [...objects].find((w) => sets[i]!.has(w))!;
           if (objectsOf(i).some((o) => o.has(hit))) continue;
@@ -644,8 +699,14 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
         }
       }
     }
-    for (let k = 0; k < mine.length; k++) postings[mine[k]!]!.push(j);
-    for (let k = 0; k < prefixOf(mine.length); k++) prefixPostings[mine[k]!]!.push(j);
+    // decision j joins the postings of its words (and of its prefix words)
+    const p = prefixOf(mine);
+    for (let k = from[j]!; k < from[j + 1]!; k++) {
+      const r = wordsOf[k]!;
+      post[postStart[r]! + postLen[r]!] = j;
+      postLen[r] = postLen[r]! + 1;
+      if (k - from[j]! < p) { pref[prefStart[r]! + prefLen[r]!] = j; prefLen[r] = prefLen[r]! + 1; }
+    }
   }
   return out;
 }
@@ -691,7 +752,7 @@ function stale(files: FileText[], t: string, maxDays = VERIFIED_MAX_DAYS): Verif
   for (const f of files) {
     if (!/last[_ -]verified/i.test(f.text) && !f.text.includes('<!--')) continue; // nothing to read a date from
     const seen = new Set<number>();
-    const v = frontDate(f.lines, 'last_verified');
+    const v = frontDate(f.text.split('\n', 12), 'last_verified');
     if (v) {
       const age = daysBetween(v, t);
       const line = f.lines.findIndex((l) => /last[_-]verified/i.test(l)) + 1;
