@@ -19,8 +19,11 @@ import { addDays, daysBetween } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { cnNumber } from '../format/compare.js';
 import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
+import { parseSimpleFrontmatter } from '../format/frontmatter-simple.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
-import { cite, entriesOf, normalizeText, read, today, type SourcedEntry } from './common.js';
+import { parseEntries, parseEntryLine, type LocatedEntry } from '../format/entry.js';
+import { readMemoryFile } from '../store/store.js';
+import { cite, normalizeText, today, type SourcedEntry } from './common.js';
 
 export const VERIFIED_MAX_DAYS = 30;
 const DURABLE: ReadonlySet<FileKind> = new Set(['memory-index', 'session-state', 'todos', 'semantic', 'procedural', 'graph', 'knowledge', 'note']);
@@ -49,10 +52,99 @@ interface FileText {
   rel: string;
   kind: FileKind;
   text: string;
-  lines: string[];
+  /** The text's lines (split when first asked for: most checks skip most files). */
+  readonly lines: string[];
   /** `lines` with frontmatter, fenced code and HTML comments blanked (same numbering): what is scanned for paths and dates. */
-  scan: string[];
+  readonly scan: string[];
   base?: string;
+}
+
+/**
+ * The memory as one verify run sees it: the file list walked once, each file read once (its
+ * error kept and thrown again to every caller, as a fresh read would) and its entries parsed
+ * once — the checks below share it instead of each reading and parsing every file again.
+ */
+interface Memory {
+  files: string[];
+  /** Strict read (lib/memory/reader.ts): undefined when missing; throws what the read threw. */
+  text(rel: string): string | undefined;
+  /** Bullet entries of the file's text (parseEntries); throws what the read threw. */
+  entries(rel: string): LocatedEntry[];
+  /**
+   * The entries on lines holding one of `markers` (what entries(rel) has on those lines), parsing
+   * only those lines unless the whole file is parsed already: a scan for `[DECISION]` entries
+   * need not parse the 10,000 other lines of the logs.
+   */
+  entriesWith(rel: string, markers: readonly string[]): LocatedEntry[];
+  /** The entry on 0-based line `i` of a file (as entries(rel) has it), without parsing the others. */
+  entryAt(rel: string, lines: readonly string[], i: number): LocatedEntry | undefined;
+}
+
+function memoryOf(ctx: Ctx): Memory {
+  const files = listMemoryFiles(ctx.root);
+  // folders already found real (not links) by an earlier read of this run: each is looked at once
+  const folders = new Set<string>();
+  const reads = new Map<string, { text: string | undefined } | { error: unknown }>();
+  const parsed = new Map<string, LocatedEntry[]>();
+  const text = (rel: string): string | undefined => {
+    let r = reads.get(rel);
+    if (!r) {
+      // this memo is the run's one read of each file (readOnce's cache would keep a second copy of the memory)
+      try { r = { text: readMemoryFile(ctx.root, rel, folders) }; } catch (error) { r = { error }; }
+      reads.set(rel, r);
+    }
+    if ('error' in r) throw r.error;
+    return r.text;
+  };
+  const byLine = new Map<string, Map<number, LocatedEntry>>();
+  const entries = (rel: string): LocatedEntry[] => {
+    let e = parsed.get(rel);
+    if (!e) { e = parseEntries(text(rel) ?? ''); parsed.set(rel, e); }
+    return e;
+  };
+  return {
+    files,
+    text,
+    entries,
+    entriesWith(rel, markers) {
+      const done = parsed.get(rel);
+      if (done) return done.filter((e) => markers.some((m) => e.raw.includes(m)));
+      const t = text(rel) ?? '';
+      // the starts of the lines holding a marker, in order
+      const starts = new Set<number>();
+      for (const m of markers) {
+        let at = t.indexOf(m);
+        while (at >= 0) {
+          starts.add(t.lastIndexOf('\n', at) + 1);
+          const end = t.indexOf('\n', at);
+          at = end < 0 ? -1 : t.indexOf(m, end + 1); // on to the next line
+        }
+      }
+      const out: LocatedEntry[] = [];
+      let line = 1;
+      let from = 0;
+      for (const start of [...starts].sort((a, b) => a - b)) {
+        for (let k = t.indexOf('\n', from); k >= 0 && k < start; k = t.indexOf('\n', k + 1)) line++;
+        from = start;
+        const end = t.indexOf('\n', start);
+        const raw = end < 0 ? t.slice(start) : t.slice(start, end);
+        const e = parseEntryLine(raw);
+        if (e) out.push({ ...e, line, raw });
+      }
+      return out;
+    },
+    entryAt(rel, lines, i) {
+      const done = parsed.get(rel);
+      if (done) {
+        let m = byLine.get(rel);
+        if (!m) byLine.set(rel, (m = new Map(done.map((e) => [e.line, e]))));
+        return m.get(i + 1);
+      }
+      const raw = lines[i]!;
+      const e = parseEntryLine(raw);
+      return e ? { ...e, line: i + 1, raw } : undefined;
+    },
+  };
 }
 
 /**
@@ -99,8 +191,10 @@ function fmDate(data: Record<string, unknown>, field: string): string | undefine
   return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : undefined;
 }
 
+const FRONT_DATE = new Map<string, RegExp>();
 function frontDate(lines: string[], field: string): string | undefined {
-  const re = new RegExp(`^\\s*#?\\s*${field}\\s*:\\s*["']?(\\d{4}-\\d{2}-\\d{2})`, 'i');
+  let re = FRONT_DATE.get(field);
+  if (!re) FRONT_DATE.set(field, (re = new RegExp(`^\\s*#?\\s*${field}\\s*:\\s*["']?(\\d{4}-\\d{2}-\\d{2})`, 'i')));
   for (const l of lines.slice(0, 12)) {
     const m = re.exec(l);
     if (m) return m[1];
@@ -114,11 +208,11 @@ function frontDate(lines: string[], field: string): string | undefined {
  * (memtier never rewrites what it could not parse). With `days`, episodic days of the last
  * `days` days are returned too (for paths only).
  */
-function durableFiles(ctx: Ctx, problems: VerifyFinding[], days = 0): { durable: FileText[]; recent: FileText[] } {
+function durableFiles(ctx: Ctx, mem: Memory, problems: VerifyFinding[], days = 0): { durable: FileText[]; recent: FileText[] } {
   const durable: FileText[] = [];
   const recent: FileText[] = [];
   const t = today(ctx);
-  for (const rel of listMemoryFiles(ctx.root)) {
+  for (const rel of mem.files) {
     const info = classify(rel);
     const isRecent = (info.kind === 'episodic' || info.kind === 'legacy-daily') && !!info.date && days > 0 && daysBetween(info.date, t) < days;
     if ((!DURABLE.has(info.kind) && !isRecent) || rel === 'memory/FORMAT.md') continue;
@@ -126,9 +220,9 @@ function durableFiles(ctx: Ctx, problems: VerifyFinding[], days = 0): { durable:
     let data: Record<string, unknown> = {};
     let bodyLine = 1;
     try {
-      text = read(ctx, rel);
+      text = mem.text(rel);
       if (text !== undefined && startsWithFrontmatter(text.replace(/^\uFEFF/, ''))) {
-        const fm = parseFrontmatter(text, rel);
+        const fm = parseSimpleFrontmatter(text) ?? parseFrontmatter(text, rel);
         data = fm.data;
         bodyLine = fm.bodyLine;
       }
@@ -138,9 +232,17 @@ function durableFiles(ctx: Ctx, problems: VerifyFinding[], days = 0): { durable:
       continue;
     }
     if (text === undefined) continue;
-    const lines = text.split('\n');
-    const base = fmDate(data, 'created') ?? fmDate(data, 'date') ?? fmDate(data, 'last_verified') ?? frontDate(lines, 'created') ?? frontDate(lines, 'last_verified');
-    const f: FileText = { rel, kind: info.kind, text, lines, scan: proseLines(lines, bodyLine), ...(base ? { base } : {}) };
+    const base = fmDate(data, 'created') ?? fmDate(data, 'date') ?? fmDate(data, 'last_verified') ?? frontDate(text.split('\n', 12), 'created') ?? frontDate(text.split('\n', 12), 'last_verified');
+    let lines: string[] | undefined;
+    let scan: string[] | undefined;
+    const plain = !text.includes('```') && !text.includes('~~~') && !text.includes('<!--');
+    const f: FileText = {
+      rel, kind: info.kind, text,
+      get lines() { return (lines ??= text.split('\n')); },
+      // without fences or comments the prose is every line below the frontmatter
+      get scan() { return (scan ??= plain ? (bodyLine > 1 ? this.lines.map((l, i) => (i + 1 < bodyLine ? '' : l)) : this.lines) : proseLines(this.lines, bodyLine)); },
+      ...(base ? { base } : {}),
+    };
     (isRecent ? recent : durable).push(f);
   }
   return { durable, recent };
@@ -156,14 +258,14 @@ function looksLikePath(s: string): boolean {
   return /^[\w.@-]+(?:\/[\w.@-]+)+\/?$/.test(s) && /\.[a-z0-9]{1,6}$|\/$/i.test(s);
 }
 
-function deadRefs(ctx: Ctx, files: FileText[]): VerifyFinding[] {
+function deadRefs(ctx: Ctx, mem: Memory, files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   const idCache = new Map<string, Set<string>>();
   const idsOf = (rel: string): Set<string> => {
     let s = idCache.get(rel);
     if (!s) {
       s = new Set();
-      try { for (const e of entriesOf(rel, read(ctx, rel) ?? '')) if (e.id) s.add(e.id); } catch { /* unreadable: no ids */ }
+      try { for (const e of mem.entries(rel)) if (e.id) s.add(e.id); } catch { /* unreadable: no ids */ }
       idCache.set(rel, s);
     }
     return s;
@@ -181,7 +283,10 @@ function deadRefs(ctx: Ctx, files: FileText[]): VerifyFinding[] {
     return { abs: join(ctx.root, rel), rel };
   };
   for (const f of files) {
+    // a link needs "](" and a path "`" (a file without either, and without comments that could join them, has neither)
+    if (!f.text.includes('`') && !f.text.includes('](') && !f.text.includes('<!--')) continue;
     f.scan.forEach((line, i) => {
+      if (!line.includes('`') && !line.includes('](')) return;
       if (/^\s*~~/.test(line.replace(/^[-*]\s+/, ''))) return; // superseded lines are history
       const seen = new Set<string>();
       const check = (target: string, how: string): void => {
@@ -253,10 +358,19 @@ export const RELATIVE: Rel[] = [
   { re: /\bnext year\b|明年/i, meant: (d) => String(Number(d.slice(0, 4)) + 1) },
 ];
 
-function relativeDates(files: FileText[]): VerifyFinding[] {
+/**
+ * Any of RELATIVE (case-insensitive: a superset). A file whose text has none of them, and neither
+ * code spans, comments nor URLs (whose removal could join two pieces into one), has no relative
+ * date. Each of them contains a word of RELATIVE_WORD or RELATIVE_ZH: the quick tests before it.
+ */
+const ANY_RELATIVE = new RegExp(RELATIVE.map((r) => `(?:${r.re.source})`).join('|'), 'i');
+const RELATIVE_WORD = /day|week|tomorrow|tonight|morning|month|year/i;
+const RELATIVE_ZH = /天[前后後之]|[周週]|星期|礼拜|禮拜|[前后後昨明今]天|[昨明今]日|[上下个]月|[去明]年/;
+
+function relativeDates(mem: Memory, files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
-    const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
+    if (!f.text.includes('`') && !f.text.includes('<!--') && !f.text.includes('http') && !((RELATIVE_ZH.test(f.text) || RELATIVE_WORD.test(f.text)) && ANY_RELATIVE.test(f.text))) continue;
     let headingDate: string | undefined;
     f.scan.forEach((line, i) => {
       if (!line.trim()) return;
@@ -267,7 +381,7 @@ function relativeDates(files: FileText[]): VerifyFinding[] {
         if (d || h[1]!.length >= 2) headingDate = d;
         return;
       }
-      const e = entries.get(i + 1);
+      const e = mem.entryAt(f.rel, f.lines, i);
       if (e?.superseded) return;
       const text = (e ? e.text : line).replace(/`[^`]*`/g, '').replace(/<!--.*?-->/g, '').replace(/\bhttps?:\/\/\S+/g, '');
       for (const r of RELATIVE) {
@@ -301,8 +415,13 @@ const LABEL_KEYS = new Set([
 ]);
 const PRONOUNS = new Set(['it', 'this', 'that', 'he', 'she', 'they', 'there', 'which', 'what', 'who', 'here', 'everything', 'nothing', 'something', 'one', 'each', 'i', 'we', 'you']);
 
+const CLAIM_MARK = /[·:=→>]/;
+const IS_MARK = /\s(?:is|are)\s/iu;
+
 /** A fact's subject+attribute and value: graph `s · p · o`, `key: value`, or (bullets) `X is <name/number/version>`. */
 function claimOf(text: string, bullet: boolean): { key: string; value: string } | undefined {
+  // each form needs a separator or " is " in the text as written (taking out tags and spaces adds neither)
+  if (!CLAIM_MARK.test(text) && !(bullet && IS_MARK.test(text))) return undefined;
   const t = text.replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, '').replace(/\s+/g, ' ').trim().replace(/[.!]$/, '');
   const g = /^(.+?)\s+·\s+(.+?)\s+·\s+(.+)$/.exec(t);
   if (g) return { key: `${normalizeText(g[1]!)} | ${normalizeText(g[2]!)}`, value: normalizeText(g[3]!) };
@@ -328,24 +447,26 @@ function claimOf(text: string, bullet: boolean): { key: string; value: string } 
  * One subject and attribute with different values, in semantic notes and the graph. The subject
  * is scoped by its `##` section ("## web-1 / IP" and "## web-2 / IP" are different subjects).
  */
-function contradictions(files: FileText[]): VerifyFinding[] {
+function contradictions(mem: Memory, files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   const claims = new Map<string, { value: string; shown: string; at: string; file: string; line: number }[]>();
   for (const f of files) {
     if (f.kind !== 'semantic' && f.kind !== 'graph') continue;
-    const entries = new Map(entriesOf(f.rel, f.text).map((e) => [e.line, e]));
     let section = '';
     f.scan.forEach((line, i) => {
       const h = /^(#{1,6})\s+(.*)$/.exec(line);
       if (h) { if (h[1]!.length >= 2) section = normalizeText(h[2]!); return; }
       if (!line.trim()) return;
-      const e = entries.get(i + 1);
+      if (!CLAIM_MARK.test(line) && !IS_MARK.test(line)) return; // no claim (its entry's text is part of the line)
+      const e = mem.entryAt(f.rel, f.lines, i);
       if (e?.superseded) return;
       const c = claimOf(e ? e.text : line.trim(), !!e);
       if (!c) return;
       const k = `${c.key.includes(' | ') ? '' : section}\u0000${c.key}`;
-      const at = e ? cite(e) : `${f.rel}#L${i + 1}`;
-      claims.set(k, [...(claims.get(k) ?? []), { value: c.value, shown: c.key, at, file: f.rel, line: i + 1 }]);
+      const at = e ? cite({ ...e, path: f.rel }) : `${f.rel}#L${i + 1}`;
+      const list = claims.get(k);
+      const claim = { value: c.value, shown: c.key, at, file: f.rel, line: i + 1 };
+      if (list) list.push(claim); else claims.set(k, [claim]);
     });
   }
   for (const [k, list] of claims) {
@@ -386,29 +507,226 @@ function sessionStateConflicts(files: FileText[]): VerifyFinding[] {
   return out;
 }
 
-const REVERSAL = /\b(?:instead of|rather than|switch(?:ed|ing)? (?:away )?from|replac(?:e|es|ed|ing)|no longer(?: use)?|stop(?:ped)? using|drop(?:ped)?|revert(?:ed)?(?: from)?|move(?:d)? (?:away )?from|not)\s+((?:[\w.+-]+\s*){1,3})/gi;
+export const REVERSAL = /\b(?:instead of|rather than|switch(?:ed|ing)? (?:away )?from|replac(?:e|es|ed|ing)|no longer(?: use)?|stop(?:ped)? using|drop(?:ped)?|revert(?:ed)?(?: from)?|move(?:d)? (?:away )?from|not)\s+((?:[\w.+-]+\s*){1,3})/gi;
 const WEAK = new Set(['use', 'the', 'a', 'an', 'to', 'for', 'with', 'and', 'of', 'in', 'on', 'it', 'we', 'cache', 'is', 'be']);
 /** "switch back to X": what is reversed is the latest earlier decision on the topic that chose something else. */
-const BACK_TO = /\b(?:switch(?:ed|ing)? back to|go(?:ing)? back to|went back to|revert(?:ed|ing)? (?:back )?to|return(?:ed|ing)? to|back to)\s+((?:[\w.+-]+\s*){1,3})/i;
-const BACK_WORDS = new Set(['switch', 'switched', 'switching', 'back', 'going', 'went', 'revert', 'reverted', 'reverting', 'return', 'returned', 'returning', 'decided', 'decide', 'after', 'all']);
+export const BACK_TO = /\b(?:switch(?:ed|ing)? back to|go(?:ing)? back to|went back to|revert(?:ed|ing)? (?:back )?to|return(?:ed|ing)? to|back to)\s+((?:[\w.+-]+\s*){1,3})/i;
+export const BACK_WORDS = new Set(['switch', 'switched', 'switching', 'back', 'going', 'went', 'revert', 'reverted', 'reverting', 'return', 'returned', 'returning', 'decided', 'decide', 'after', 'all']);
 
-function words(s: string): Set<string> {
+/** The words of a decision that can name its topic or its choice (3+ letters, not WEAK). */
+export function words(s: string): Set<string> {
   return new Set(normalizeText(s).split(' ').filter((w) => w.length >= 3 && !WEAK.has(w)));
 }
 
-function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
+/** A decision as findReversals needs it: its text and when it was made (`YYYY-MM-DD HH:MM`). */
+export interface Decided { text: string; when: string }
+
+/**
+ * Which earlier decision each later one reverses, as [earlier, later] index pairs, in the order
+ * of the later one. `decisions` are sorted by `when`. A later decision reverses at most one
+ * earlier decision (the latest on its topic) and an earlier one is reported once: a reversal is a
+ * pair, not a cross product.
+ *
+ * - "switch back to X": the latest earlier decision sharing a word with X or with the rest of the
+ *   later one's words is reversed, unless it already chose X (mentions X, not as the object of a
+ *   reversal like "instead of X").
+ * - "instead of X", "no longer X", …: the latest earlier decision that mentions X, is on the same
+ *   topic (at least 2 shared words, half of the smaller one's) and is not itself against X.
+ *
+ * Candidates come from word postings built as the decisions are visited (so they hold only
+ * earlier ones); nothing is compared pairwise. A "back to" is one look at the tail of a few
+ * postings. A reversal's candidates are either the decisions holding one of its objects X, or
+ * those that can be on its topic — sharing t = max(2, ⌈min(|a|, |b|) / 2⌉) words — found by
+ * prefix filtering as in set similarity joins: with words ordered rarest first, two word sets
+ * sharing t words share one among the first |x| − t + 1 words of the smaller one, x; so an
+ * earlier decision at least as large is found through the postings of the later one's prefix,
+ * a smaller one through postings of prefixes. Whichever source touches fewer postings is used;
+ * both hold every decision that passes, so the result is the same.
+ */
+export function findReversals(decisions: readonly Decided[]): [number, number][] {
+  const n = decisions.length;
+  const texts = decisions.map((d) => d.text);
+  const whens = decisions.map((d) => d.when);
+  const sets = texts.map(words);
+  // words by rank: fewest decisions first (ties by first appearance)
+  const firstSeen = new Map<string, number>();
+  const counts: number[] = [];
+  for (const set of sets) {
+    for (const w of set) {
+      const k = firstSeen.get(w);
+      if (k === undefined) { firstSeen.set(w, counts.length); counts.push(1); } else counts[k]!++;
+    }
+  }
+  const V = counts.length;
+  const order = Int32Array.from({ length: V }, (_, k) => k).sort((x, y) => counts[x]! - counts[y]! || x - y);
+  const rankOf = new Int32Array(V);
+  order.forEach((k, r) => { rankOf[k] = r; });
+  const rank = new Map<string, number>();
+  for (const [w, k] of firstSeen) rank.set(w, rankOf[k]!);
+  /** Words two decisions of which the smaller has `size` words must share to be on one topic. */
+  const need = (size: number): number => Math.max(2, Math.ceil(size / 2));
+  /** How many of a decision's first (rarest) words another on its topic must share one of. */
+  const prefixOf = (size: number): number => (size >= 2 ? size - need(size) + 1 : 0);
+  // each decision's words as ranks, ascending (rarest first): decision i's are words[from[i] .. from[i + 1])
+  const from = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) from[i + 1] = from[i]! + sets[i]!.size;
+  const wordsOf = new Int32Array(from[n]!);
+  for (let i = 0; i < n; i++) wordsOf.set(Int32Array.from(sets[i]!, (w) => rank.get(w)!).sort(), from[i]!);
+  const size = (i: number): number => from[i + 1]! - from[i]!;
+  // postings of every word and of prefix words, decisions ascending, in flat arrays; at decision j
+  // a word's list is read up to its `seen` count, so it holds only earlier decisions
+  const postStart = new Int32Array(V + 1);
+  const prefStart = new Int32Array(V + 1);
+  for (let i = 0; i < n; i++) {
+    const p = prefixOf(size(i));
+    for (let k = from[i]!; k < from[i + 1]!; k++) {
+      const r = wordsOf[k]!;
+      postStart[r + 1] = postStart[r + 1]! + 1;
+      if (k - from[i]! < p) prefStart[r + 1] = prefStart[r + 1]! + 1;
+    }
+  }
+  for (let r = 0; r < V; r++) { postStart[r + 1] = postStart[r + 1]! + postStart[r]!; prefStart[r + 1] = prefStart[r + 1]! + prefStart[r]!; }
+  const post = new Int32Array(postStart[V]!);
+  const pref = new Int32Array(prefStart[V]!);
+  const postLen = new Int32Array(V);
+  const prefLen = new Int32Array(V);
+  const sameTopic = (i: number, j: number): boolean => {
+    let shared = 0;
+    const xe = from[i + 1]!;
+    const ye = from[j + 1]!;
+    for (let x = from[i]!, y = from[j]!; x < xe && y < ye;) {
+      const d = wordsOf[x]! - wordsOf[y]!;
+      if (d < 0) x++;
+      else if (d > 0) y++;
+      else { shared++; x++; y++; }
+    }
+    return shared >= need(Math.min(size(i), size(j)));
+  };
+  const flagged = new Uint8Array(n);
+  /** seen[i] === j: decision i is already a candidate of decision j. */
+  const seen = new Int32Array(n).fill(-1);
+  /** objectOf[r] === j: word r is an object of decision j's reversal. */
+  const objectOf = new Int32Array(V).fill(-1);
+  const holdsObject = (i: number, j: number): boolean => {
+    for (let k = from[i]!; k < from[i + 1]!; k++) if (objectOf[wordsOf[k]!] === j) return true;
+    return false;
+  };
+  const candidates = new Int32Array(n);
+  const against: (Set<string>[] | undefined)[] = new Array(n);
+  /** The word sets of what decision i reverses ("instead of X": X), computed once. */
+  const objectsOf = (i: number): Set<string>[] => (against[i] ??= [...texts[i]!.matchAll(REVERSAL)].map((m) => words(m[1]!)));
+  /** The latest earlier decision holding `w` that is not reported yet, or -1. */
+  const latestWith = (w: string): number => {
+    const r = rank.get(w);
+    if (r !== undefined) for (let k = postStart[r]! + postLen[r]! - 1; k >= postStart[r]!; k--) if (!flagged[post[k]!]) return post[k]!;
+    return -1;
+  };
+  const out: [number, number][] = [];
+  for (let j = 0; j < n; j++) {
+    const text = texts[j]!;
+    const mine = size(j);
+    const back = BACK_TO.exec(text);
+    if (back) {
+      const chosen = words(back[1]!);
+      const topic = [...sets[j]!].filter((w) => !chosen.has(w) && !BACK_WORDS.has(w));
+      // the latest earlier decision holding a word of X or of the topic decides
+      let i = -1;
+      for (const w of chosen) i = Math.max(i, latestWith(w));
+      for (const w of topic) i = Math.max(i, latestWith(w));
+      if (i >= 0) {
+        const aw = sets[i]!;
+        const mentionsChosen = [...chosen].some((w) => aw.has(w));
+        const againstChosen = objectsOf(i).some((o) => [...o].some((w) => chosen.has(w)));
+        // unless the latest decision on the topic already chose X
+        if (!mentionsChosen || againstChosen) { flagged[i] = 1; out.push([i, j]); }
+      }
+    } else if (mine >= 2) {
+      const objects = new Set<string>();
+      for (const m of text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
+      let objectCost = 0;
+      const objectRanks: number[] = [];
+      for (const w of objects) {
+        const r = rank.get(w);
+        if (r === undefined) continue; // in no decision's words
+        objectOf[r] = j;
+        objectRanks.push(r);
+        objectCost += postLen[r]!;
+      }
+      if (objects.size > 0) {
+        const lo = from[j]!;
+        const hi = from[j + 1]!;
+        const prefixEnd = lo + prefixOf(mine);
+        let topicCost = 0;
+        for (let k = lo; k < prefixEnd; k++) topicCost += postLen[wordsOf[k]!]!;
+        for (let k = lo; k < hi; k++) topicCost += prefLen[wordsOf[k]!]!;
+        let c = 0;
+        if (objectCost <= topicCost) {
+          for (const r of objectRanks) {
+            for (let k = postStart[r]!, e = k + postLen[r]!; k < e; k++) {
+              const i = post[k]!;
+              if (seen[i] !== j && !flagged[i]) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
+        } else {
+          // earlier decisions at least as large share one of this one's prefix words; smaller ones one of their prefix's
+          for (let q = lo; q < prefixEnd; q++) {
+            const r = wordsOf[q]!;
+            for (let k = postStart[r]!, e = k + postLen[r]!; k < e; k++) {
+              const i = post[k]!;
+              if (seen[i] !== j && !flagged[i] && size(i) >= mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
+          for (let q = lo; q < hi; q++) {
+            const r = wordsOf[q]!;
+            for (let k = prefStart[r]!, e = k + prefLen[r]!; k < e; k++) {
+              const i = pref[k]!;
+              if (seen[i] !== j && !flagged[i] && size(i) < mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+            }
+          }
+        }
+        const found = candidates.subarray(0, c).sort();
+        // the latest first
+        for (let k = c - 1; k >= 0; k--) {
+          const i = found[k]!;
+          if (whens[i] === whens[j] && texts[i] === text) continue;
+          if (!sameTopic(i, j)) continue;
+          // every candidate holds an object: the first one it holds is what it must not be against
+          const hit = [...objects].find((w) => sets[i]!.has(w))!;
+          if (objectsOf(i).some((o) => o.has(hit))) continue;
+          flagged[i] = 1;
+          out.push([i, j]);
+          break;
+        }
+      }
+    }
+    // decision j joins the postings of its words (and of its prefix words)
+    const p = prefixOf(mine);
+    for (let k = from[j]!; k < from[j + 1]!; k++) {
+      const r = wordsOf[k]!;
+      post[postStart[r]! + postLen[r]!] = j;
+      postLen[r] = postLen[r]! + 1;
+      if (k - from[j]! < p) { pref[prefStart[r]! + prefLen[r]!] = j; prefLen[r] = prefLen[r]! + 1; }
+    }
+  }
+  return out;
+}
+
+/** Unmarked decisions of the durable notes and the logs, in time order, each reversal a finding. */
+function reversedDecisions(mem: Memory, files: FileText[]): VerifyFinding[] {
   const all: (SourcedEntry & { when: string })[] = [];
-  const logs = listMemoryFiles(ctx.root).map(classify).filter((i) => i.kind === 'episodic' || i.kind === 'legacy-daily' || i.kind === 'buffer');
-  const texts: { rel: string; text: string; date?: string }[] = [
-    ...files.map((f) => ({ rel: f.rel, text: f.text })),
-    ...logs.map((i) => ({ rel: i.rel, text: read(ctx, i.rel) ?? '', ...(i.date ? { date: i.date } : {}) })),
+  const logs = mem.files.map(classify).filter((i) => i.kind === 'episodic' || i.kind === 'legacy-daily' || i.kind === 'buffer');
+  const sources: { rel: string; date?: string }[] = [
+    ...files.map((f) => ({ rel: f.rel })),
+    ...logs.map((i) => ({ rel: i.rel, ...(i.date ? { date: i.date } : {}) })),
   ];
   const supersededIds = new Set<string>();
-  for (const t of texts) {
-    for (const e of entriesOf(t.rel, t.text, t.date)) {
+  for (const t of sources) {
+    // a decision's line holds "[DECISION]", a superseded one's "~~"
+    for (const e of mem.entriesWith(t.rel, ['[DECISION]', '~~'])) {
       if (e.superseded) { if (e.id) supersededIds.add(e.id); continue; }
       if (e.type !== 'DECISION') continue;
-      all.push({ ...e, when: `${e.day ?? '0000-00-00'} ${e.time ?? '00:00'}` });
+      const day = e.date ?? t.date;
+      all.push({ ...e, path: t.rel, ...(day ? { day } : {}), when: `${day ?? '0000-00-00'} ${e.time ?? '00:00'}` });
     }
   }
   const uniq = new Map<string, (typeof all)[number]>();
@@ -417,75 +735,24 @@ function reversedDecisions(ctx: Ctx, files: FileText[]): VerifyFinding[] {
     if (!uniq.has(k)) uniq.set(k, e);
   }
   const decisions = [...uniq.values()].filter((e) => !(e.id && supersededIds.has(e.id))).sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
-  const out: VerifyFinding[] = [];
-  const flag = (a: (typeof decisions)[number], b: (typeof decisions)[number]): void => {
-    out.push({
-      kind: 'reversed-decision', file: a.path, line: a.line,
+  return findReversals(decisions).map(([i, j]) => {
+    const a = decisions[i]!;
+    const b = decisions[j]!;
+    return {
+      kind: 'reversed-decision' as const, file: a.path, line: a.line,
       message: `decision "${a.text}" (${a.day ?? 'undated'}) looks reversed by "${b.text}" (${b.day ?? 'undated'}) but is not marked superseded: run memtier supersede ${a.id ? `^${a.id}` : `${a.path}:${a.line}`} --by ${b.id ? `^${b.id}` : '"…"'}, or strike it through`,
       related: [cite(b)],
-    });
-  };
-  // Each later decision reverses at most one earlier one (the latest on its topic) and each earlier
-  // decision is reported once: a reversal is a pair, not a cross product. Candidates come from a
-  // word index, so this stays linear-ish on a memory with thousands of decisions.
-  const ws = decisions.map((d) => words(d.text));
-  const byWord = new Map<string, number[]>();
-  ws.forEach((set, i) => { for (const w of set) { let l = byWord.get(w); if (!l) byWord.set(w, (l = [])); l.push(i); } });
-  const flagged = new Set<number>();
-  const sameTopic = (i: number, j: number): boolean => {
-    let shared = 0;
-    for (const w of ws[i]!) if (ws[j]!.has(w)) shared++;
-    return shared >= 2 && shared / Math.max(1, Math.min(ws[i]!.size, ws[j]!.size)) >= 0.5;
-  };
-  const candidates = (j: number, keys: Iterable<string>): number[] => {
-    const set = new Set<number>();
-    for (const k of keys) for (const i of byWord.get(k) ?? []) if (i < j && !flagged.has(i)) set.add(i);
-    return [...set].sort((x, y) => y - x);
-  };
-  for (let j = 0; j < decisions.length; j++) {
-    const b = decisions[j]!;
-    const back = BACK_TO.exec(b.text);
-    if (back) {
-      const chosen = words(back[1]!);
-      const topic = [...ws[j]!].filter((w) => !chosen.has(w) && !BACK_WORDS.has(w));
-      for (const i of candidates(j, [...chosen, ...topic])) {
-        const a = decisions[i]!;
-        const aw = ws[i]!;
-        const mentionsChosen = [...chosen].some((w) => aw.has(w));
-        if (!mentionsChosen && !topic.some((w) => aw.has(w))) continue; // another topic
-        const againstChosen = [...a.text.matchAll(REVERSAL)].some((m) => [...words(m[1]!)].some((w) => chosen.has(w)));
-        if (mentionsChosen && !againstChosen) break; // the latest decision on the topic already chose it
-        flagged.add(i);
-        flag(a, b);
-        break;
-      }
-      continue;
-    }
-    const objects = new Set<string>();
-    for (const m of b.text.matchAll(REVERSAL)) for (const w of words(m[1]!)) objects.add(w);
-    if (objects.size === 0) continue;
-    for (const i of candidates(j, objects)) {
-      const a = decisions[i]!;
-      if (a.when === b.when && a.text === b.text) continue;
-      const hit = [...objects].find((w) => ws[i]!.has(w));
-      if (!hit || !sameTopic(i, j)) continue;
-      // the earlier decision must be *for* the thing the later one reverses, not itself against it
-      const aAgainst = [...a.text.matchAll(REVERSAL)].some((m) => words(m[1]!).has(hit));
-      if (aAgainst) continue;
-      flagged.add(i);
-      flag(a, b);
-      break;
-    }
-  }
-  return out;
+    };
+  });
 }
 
 // ---------- stale ----------
 function stale(files: FileText[], t: string, maxDays = VERIFIED_MAX_DAYS): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
+    if (!/last[_ -]verified/i.test(f.text) && !f.text.includes('<!--')) continue; // nothing to read a date from
     const seen = new Set<number>();
-    const v = frontDate(f.lines, 'last_verified');
+    const v = frontDate(f.text.split('\n', 12), 'last_verified');
     if (v) {
       const age = daysBetween(v, t);
       const line = f.lines.findIndex((l) => /last[_-]verified/i.test(l)) + 1;
@@ -516,16 +783,22 @@ export interface VerifyResult {
  * `superseded by ^X` pointing at an entry that exists nowhere (forgotten, or its file deleted):
  * the struck-through line no longer says what replaced it. Reads every memory file's entries.
  */
-function danglingSupersedes(ctx: Ctx): VerifyFinding[] {
-  const ids = new Set<string>();
+function danglingSupersedes(mem: Memory): VerifyFinding[] {
   const pointers: { file: string; line: number; by: string }[] = [];
-  for (const rel of listMemoryFiles(ctx.root)) {
-    let text: string | undefined;
-    try { text = read(ctx, rel); } catch { continue; } // unreadable files are reported elsewhere
-    for (const e of entriesOf(rel, text ?? '')) {
-      if (e.id) ids.add(e.id);
-      if (e.supersededBy) pointers.push({ file: rel, line: e.line, by: e.supersededBy });
-    }
+  const readable: string[] = [];
+  for (const rel of mem.files) {
+    let entries: LocatedEntry[];
+    try { entries = mem.entriesWith(rel, ['superseded by ^']); } catch { continue; } // unreadable files are reported elsewhere
+    readable.push(rel);
+    for (const e of entries) if (e.supersededBy) pointers.push({ file: rel, line: e.line, by: e.supersededBy });
+  }
+  // the ids pointed at that exist: only a file whose text holds an id can have an entry with it
+  const wanted = [...new Set(pointers.map((p) => p.by))];
+  const ids = new Set<string>();
+  for (const rel of wanted.length ? readable : []) {
+    const text = mem.text(rel) ?? '';
+    if (wanted.length <= 64 ? !wanted.some((id) => text.includes(id)) : !text.includes('^')) continue;
+    for (const e of mem.entries(rel)) if (e.id) ids.add(e.id);
   }
   return pointers.filter((p) => !ids.has(p.by)).map((p) => ({
     kind: 'dead-path' as const, file: p.file, line: p.line,
@@ -536,15 +809,16 @@ function danglingSupersedes(ctx: Ctx): VerifyFinding[] {
 export function verify(ctx: Ctx, opts: VerifyOptions = {}): VerifyResult {
   const t = today(ctx);
   const unparsable: VerifyFinding[] = [];
-  const { durable: files, recent } = durableFiles(ctx, unparsable, opts.days ?? 0);
+  const mem = memoryOf(ctx);
+  const { durable: files, recent } = durableFiles(ctx, mem, unparsable, opts.days ?? 0);
   const findings = [
     ...unparsable,
-    ...deadRefs(ctx, [...files, ...recent]),
-    ...danglingSupersedes(ctx),
-    ...relativeDates(files),
-    ...contradictions(files),
+    ...deadRefs(ctx, mem, [...files, ...recent]),
+    ...danglingSupersedes(mem),
+    ...relativeDates(mem, files),
+    ...contradictions(mem, files),
     ...sessionStateConflicts(files),
-    ...reversedDecisions(ctx, files),
+    ...reversedDecisions(mem, files),
     ...stale(files, t, opts.staleDays ?? VERIFIED_MAX_DAYS),
   ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.kind < b.kind ? -1 : 1)));
   const counts = { 'dead-path': 0, 'relative-date': 0, contradiction: 0, 'session-state': 0, 'reversed-decision': 0, stale: 0, unparsable: 0 } as Record<FindingKind, number>;

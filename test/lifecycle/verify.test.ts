@@ -236,3 +236,47 @@ describe('verify: superseded pointers', () => {
     expect(JSON.parse(r.stdout).findings).toContainEqual(expect.objectContaining({ kind: 'dead-path', file: 'memory/episodic/2026-05-14.md', line: 3, message: expect.stringContaining(`superseded by ^${newId}, which no longer exists`) }));
   });
 });
+
+describe('verify: what a note holds is found however it is written', () => {
+  // verify skips a file, or a line, that cannot hold a finding; these are the places where the
+  // text looked at is not the text as written (a code span or comment taken out joins its sides)
+  it('a relative date or a last_verified that a code span or an HTML comment splits is still found', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/a.md': '---\ncreated: 2026-05-01\n---\n# A\n- deployed yes`ter`terday\n',
+      'memory/semantic/b.md': '---\ncreated: 2026-05-01\n---\n# B\n- planned for last<!-- really --> week\n',
+      'memory/semantic/c.md': '# C\n- db host 10.0.0.5 (last_<!-- x -->verified: 2026-03-01)\n',
+    });
+    const r = verify(testCtx(root));
+    expect(r.findings.filter((f) => f.kind === 'relative-date').map((f) => `${f.file}:${f.line} ${f.meant}`)).toEqual([
+      'memory/semantic/a.md:5 2026-04-30',
+      'memory/semantic/b.md:5 the week of 2026-04-20',
+    ]);
+    expect(r.findings.filter((f) => f.kind === 'stale').map((f) => `${f.file}:${f.line}`)).toEqual(['memory/semantic/c.md:2']);
+  });
+
+  it('decisions on a file\'s first and last line (no final newline), and a struck-through one, count', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/episodic/2026-04-01.md': '- 09:00 [DECISION] use MySQL for the orders service ^ord00001\n- 09:30 [DECISION] use nginx for the proxy ^prx00001',
+      'memory/episodic/2026-04-02.md': '# 2026-04-02\n- ~~10:00 [DECISION] use Redis for the orders cache~~ superseded by ^ord00001 ^red00001\n',
+      'memory/episodic/2026-05-01.md': '# 2026-05-01\n- 09:00 [DECISION] use Postgres instead of MySQL for the orders service ^ord00002\n- 09:10 [DECISION] use caddy instead of nginx for the proxy ^prx00002',
+      'memory/episodic/2026-05-02.md': '# 2026-05-02\n- 09:00 [DECISION] no longer use Redis for the orders cache ^red00002\n',
+    });
+    const rev = verify(testCtx(root)).findings.filter((f) => f.kind === 'reversed-decision');
+    // Redis is already superseded: only MySQL (line 1) and nginx (line 2, no newline after it) are reported
+    expect(rev.map((f) => `${f.file}:${f.line} ${f.related}`)).toEqual([
+      'memory/episodic/2026-04-01.md:1 memory/episodic/2026-05-01.md#^ord00002',
+      'memory/episodic/2026-04-01.md:2 memory/episodic/2026-05-01.md#^prx00002',
+    ]);
+  });
+
+  it('a contradiction whose separator only shows once tags are taken out is still found', () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/infra.md': '# Infra\n## web-1\n- port: 8080\n- port #infra: 8081\n',
+    });
+    const c = verify(testCtx(root)).findings.filter((f) => f.kind === 'contradiction');
+    expect(c.map((f) => f.message)).toEqual([expect.stringContaining('"port" (under "web 1") has 2 different values: "8080" vs "8081"')]);
+  });
+});

@@ -9,6 +9,7 @@ import { command } from '../../lib/commands/stats.js';
 import { collectStats } from '../../lib/stats/collect.js';
 import { bar, human, renderStats } from '../../lib/stats/render.js';
 import { estimateTokens } from '../../lib/memory/tokens.js';
+import { loadSnapshot } from '../../lib/memory/snapshot.js';
 import { REPO, rmTree, runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const MEMORY = '# MEMORY\n- [Decisions](memory/semantic/decisions.md) — cache in SQLite\n';
@@ -100,6 +101,22 @@ describe('collectStats', () => {
     const s = await collectStats(testCtx(root));
     const counts = Object.fromEntries(s.activation.buckets.map((b) => [b.label.split(' ')[0], b.count]));
     expect(counts.prune).toBe(0);
+  });
+});
+
+describe('collectStats over its own read', () => {
+  it('counts the entries a snapshot parses, line for line (first and last lines, no final newline, near-bullets)', async () => {
+    const root = tmpTree({
+      ...FILES,
+      'memory/episodic/2026-05-12.md': '- 08:00 [PREF] first line #a\n-not an entry\n-  two spaces #b\n*  \n* 09:00 [LESSON] star bullet #c ^st4r0001\n- \n\n- ~~10:00 [DECISION] old~~ superseded by ^k2j3mx0a\n- 11:00 last line, no newline #d',
+      'memory/semantic/tagged.md': '---\ntags: [x]\n---\n# Tagged\n- #constructor #__proto__ #2024 first\n- [WORD] untyped #x\n',
+    });
+    roots.push(root);
+    const own = await collectStats(testCtx(root));
+    const shared = await collectStats(testCtx(root), loadSnapshot(root));
+    expect(own).toEqual(shared);
+    expect(own.entries.total).toBe(8 + 6);
+    expect(own.entries.byTag).toMatchObject({ a: 1, c: 1, d: 1, constructor: 1, x: 1 });
   });
 });
 
