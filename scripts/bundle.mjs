@@ -86,10 +86,10 @@ const results = await Promise.all(commands.map((name) => build({
   logLevel: 'warning',
   metafile: true,
 })));
-// the client of `memtier watch`, loaded by bin/memtier.js before a search or recall (alone: small)
-results.push(await build({
-  entryPoints: [join(lib, 'watch', 'client.js')],
-  outfile: join(out, '_client.js'),
+/** A file bundled on its own, beside the command bundles. */
+const alone = (entry, name, extra = {}) => build({
+  entryPoints: [join(lib, ...entry.split('/'))],
+  outfile: join(out, name),
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -98,23 +98,13 @@ results.push(await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-}));
+  ...extra,
+});
+// the client of `memtier watch`, loaded by bin/memtier.js before a search or recall (alone: small)
+results.push(await alone('watch/client.js', '_client.js'));
 // an index build's worker thread (lib/search/index-pool.ts starts ./_index-worker.js beside the bundle
 // that builds; the underscore keeps it from being taken for a command): only a build loads it
-results.push(await build({
-  entryPoints: [join(lib, 'search', 'index-worker.js')],
-  outfile: join(out, '_index-worker.js'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: ['gray-matter'],
-  define: { MEMTIER_BUNDLED: 'true' },
-  plugins: [builtins],
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: true,
-}));
+results.push(await alone('search/index-worker.js', '_index-worker.js', { external: ['gray-matter'], define: { MEMTIER_BUNDLED: 'true' } }));
 // a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself
 writeFileSync(join(repo, 'dist', 'build-id'), `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}\n`);
 const bytes = results.reduce((n, r) => n + Object.values(r.metafile.outputs).reduce((m, o) => m + o.bytes, 0), 0);

@@ -28,14 +28,13 @@ const MAX_TERMS = 50_000;
 const YOUNG_MB = 6;
 /** Most workers. */
 const MAX_WORKERS = 4;
-/** How many workers a build of `bytes` uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS), else none. */
-export function poolSize(bytes: number, env: NodeJS.ProcessEnv = {}): number {
+/** How many workers an index build uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS), else none. */
+export function poolSize(env: NodeJS.ProcessEnv = {}): number {
   const forced = env.MEMTIER_INDEX_WORKERS;
   if (forced !== undefined && forced !== '' && Number.isInteger(Number(forced))) return Math.max(0, Math.min(MAX_WORKERS, Number(forced)));
   // Off unless asked: measured on the 2-core machine (load 4 and 12-26), two workers gave no wall
   // time back and cost ~50 MB of peak RSS at 10k notes (each a V8 heap with its own dictionary),
   // which puts a 50k-note build over the 200 MB ceiling. MEMTIER_INDEX_WORKERS=N where cores are free.
-  void bytes;
   return 0;
 }
 
