@@ -5,6 +5,7 @@
  * the Friday of next week. Past phrases (yesterday, last Monday, 昨天, 上周二) resolve too.
  */
 import { addDays, localDate, weekdayOf } from '../core/clock.js';
+import { nativeFirst } from '../core/regexp.js';
 import { cnNumber } from '../format/compare.js';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -14,35 +15,40 @@ const lastOfMonth = (date: string): string => {
   return `${y}-${String(m).padStart(2, '0')}-${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}`;
 };
 
-interface Rule { re: RegExp; at(m: RegExpExecArray, today: string): string | undefined; bare?: boolean }
+/**
+ * A rule, and the words it cannot match without (`needs`, any of them, in lower case): a rule
+ * whose words are not in the text is not run, so a cold process compiles only the few rules a
+ * sentence could use.
+ */
+interface Rule { re: RegExp; needs: string[]; at(m: RegExpExecArray, today: string): string | undefined; bare?: boolean }
 
 const weekStart = (today: string): string => addDays(today, -weekdayOf(today));
 
 const RULES: Rule[] = [
-  { re: /\bday after tomorrow\b/gi, at: (_m, t) => addDays(t, 2) },
-  { re: /\btomorrow\b/gi, at: (_m, t) => addDays(t, 1) },
-  { re: /\btoday\b|\btonight\b/gi, at: (_m, t) => t },
-  { re: /\byesterday\b/gi, at: (_m, t) => addDays(t, -1) },
-  { re: /\bnext week\b/gi, at: (_m, t) => addDays(weekStart(t), 7) },
-  { re: /\b(?:the )?end of (?:the |this )?month\b/gi, at: (_m, t) => lastOfMonth(t) },
-  { re: /\b(?:the )?end of (?:the |this )?week\b/gi, at: (_m, t) => addDays(weekStart(t), 4) },
-  { re: /\bin (\d{1,2}) days?\b/gi, at: (m, t) => addDays(t, Number(m[1])) },
-  { re: /\bin (\d{1,2}) weeks?\b/gi, at: (m, t) => addDays(t, 7 * Number(m[1])) },
-  { re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
-  { re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekdayOf(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
-  { bare: true, re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
-  { re: /大后天/g, at: (_m, t) => addDays(t, 3) },
-  { re: /后天/g, at: (_m, t) => addDays(t, 2) },
-  { re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },
-  { re: /今天|今晚|今日/g, at: (_m, t) => t },
-  { re: /昨天/g, at: (_m, t) => addDays(t, -1) },
-  { re: /下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), 7 + ZH_DAY[m[1]!]!) },
-  { re: /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), -7 + ZH_DAY[m[1]!]!) },
-  { re: /(?:本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), ZH_DAY[m[1]!]!) },
-  { bare: true, re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
-  { re: /下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])/g, at: (_m, t) => addDays(weekStart(t), 7) },
-  { re: /月底/g, at: (_m, t) => lastOfMonth(t) },
-  { re: /(\d{1,2}|[一两二三四五六七八九十廿]{1,3})\s*天(?:之)?[后後]/g, at: (m, t) => { const n = cnNumber(m[1]!); return Number.isNaN(n) ? undefined : addDays(t, n); } },
+  { needs: ['tomorrow'], re: /\bday after tomorrow\b/gi, at: (_m, t) => addDays(t, 2) },
+  { needs: ['tomorrow'], re: /\btomorrow\b/gi, at: (_m, t) => addDays(t, 1) },
+  { needs: ['today', 'tonight'], re: /\btoday\b|\btonight\b/gi, at: (_m, t) => t },
+  { needs: ['yesterday'], re: /\byesterday\b/gi, at: (_m, t) => addDays(t, -1) },
+  { needs: ['next week'], re: /\bnext week\b/gi, at: (_m, t) => addDays(weekStart(t), 7) },
+  { needs: ['month'], re: /\b(?:the )?end of (?:the |this )?month\b/gi, at: (_m, t) => lastOfMonth(t) },
+  { needs: ['week'], re: /\b(?:the )?end of (?:the |this )?week\b/gi, at: (_m, t) => addDays(weekStart(t), 4) },
+  { needs: ['day'], re: /\bin (\d{1,2}) days?\b/gi, at: (m, t) => addDays(t, Number(m[1])) },
+  { needs: ['week'], re: /\bin (\d{1,2}) weeks?\b/gi, at: (m, t) => addDays(t, 7 * Number(m[1])) },
+  { needs: ['next'], re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
+  { needs: ['last'], re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekdayOf(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
+  { bare: true, needs: ['day'], re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'gi'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { needs: ['大后天'], re: /大后天/g, at: (_m, t) => addDays(t, 3) },
+  { needs: ['后天'], re: /后天/g, at: (_m, t) => addDays(t, 2) },
+  { needs: ['明天', '明日'], re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },
+  { needs: ['今天', '今晚', '今日'], re: /今天|今晚|今日/g, at: (_m, t) => t },
+  { needs: ['昨天'], re: /昨天/g, at: (_m, t) => addDays(t, -1) },
+  { needs: ['下'], re: /下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), 7 + ZH_DAY[m[1]!]!) },
+  { needs: ['上'], re: /上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), -7 + ZH_DAY[m[1]!]!) },
+  { needs: ['本', '这'], re: /(?:本|这)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => addDays(weekStart(t), ZH_DAY[m[1]!]!) },
+  { bare: true, needs: ['周', '星期', '礼拜'], re: /(?<![上下本这])(?:周|星期|礼拜)([一二三四五六日天])/g, at: (m, t) => { const d = ZH_DAY[m[1]!]!; const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { needs: ['下'], re: /下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])/g, at: (_m, t) => addDays(weekStart(t), 7) },
+  { needs: ['月底'], re: /月底/g, at: (_m, t) => lastOfMonth(t) },
+  { needs: ['天后', '天後', '天之后', '天之後'], re: /(\d{1,2}|[一两二三四五六七八九十廿]{1,3})\s*天(?:之)?[后後]/g, at: (m, t) => { const n = cnNumber(m[1]!); return Number.isNaN(n) ? undefined : addDays(t, n); } },
 ];
 
 /** A superset of every rule's words: text without any of them holds no relative date. */
@@ -53,16 +59,19 @@ const PRECHECK = /day|today|tonight|week|month|in \d|monday|tuesday|wednesday|th
  * weekday ("on Friday", "周五") is a date only where the text is about an event or a deadline
  * (`bareWeekdays`): "never deploy on Friday afternoons" names a habit, not a day.
  */
-export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean } = {}): { text: string; dates: string[] } {
+export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean; /** Run every rule, `needs` or not: the definition the gated run is tested against. */ allRules?: boolean } = {}): { text: string; dates: string[] } {
   const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
   // most sentences name no day: one cheap test instead of every rule
   if (!PRECHECK.test(text)) return { text, dates: [...new Set(explicit)] };
   const today = localDate(now, tz);
   const spans: { start: number; end: number; date: string }[] = [];
+  const lower = text.toLowerCase();
   for (const r of RULES) {
     if (r.bare && opts.bareWeekdays === false) continue;
-    r.re.lastIndex = 0;
-    for (let m = r.re.exec(text); m; m = r.re.exec(text)) {
+    if (!opts.allRules && !r.needs.some((w) => lower.includes(w))) continue;
+    const re = nativeFirst(r.re);
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
       const start = m.index;
       const end = start + m[0].length;
       if (spans.some((s) => start < s.end && end > s.start)) continue;

@@ -15,6 +15,7 @@
  * memory/TAGS.md only, and its home is the type's canonical file. What is left out for privacy
  * (private, secret) is reported by reason and position only: its text is never in the result.
  */
+import { nativeFirst } from '../core/regexp.js';
 import { CANONICAL_HOME, type EntryType } from '../format/entry.js';
 import { displayWidth } from '../format/width.js';
 import { scanSecrets } from '../store/guards/secrets.js';
@@ -191,7 +192,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       // a rule of one script is not tried on text without that script (no compile, no scan)
       const han = /[\u3400-\u9fff]/.test(text);
       const latin = /[A-Za-z]/.test(text);
-      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.caseless ? matches(r.re, text, lower) : r.re.test(text)));
+      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.caseless ? matches(r.re, text, lower) : nativeFirst(r.re).test(text)));
       if (!rule) return skip('no-rule');
       const score = importance(rule.type, text, rule.id);
       if (score < IMPORTANCE_THRESHOLD) return skip('low-importance');

@@ -11,6 +11,7 @@
  * matched that way (lower-casing leaves their Chinese patterns as they are); a type rule is when
  * its `caseless` is set.
  */
+import { nativeFirst } from '../core/regexp.js';
 import type { EntryType } from '../format/entry.js';
 
 export interface TypeRule {
@@ -39,10 +40,10 @@ const withI = new WeakMap<RegExp, RegExp>();
 
 /** `re`, a lower-case pattern, matched case-insensitively: against `lower` (caseless(text)), or with the `i` flag when that is undefined. */
 export function matches(re: RegExp, text: string, lower: string | undefined): boolean {
-  if (lower !== undefined) return re.test(lower);
+  if (lower !== undefined) return nativeFirst(re).test(lower);
   let i = withI.get(re);
   if (!i) withI.set(re, (i = new RegExp(re.source, `${re.flags}i`)));
-  return i.test(text);
+  return nativeFirst(i).test(text);
 }
 
 /** Whether any of the lower-case patterns matches the text (case-insensitively). */

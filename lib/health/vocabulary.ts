@@ -12,6 +12,16 @@ import { frontmatterBlock, heading } from './markdown.js';
 /** Tags memtier itself writes, allowed whatever TAGS.md says (seed 004's friction log). */
 export const BUILTIN_TAGS = ['friction'] as const;
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+/**
+ * A tag: a letter, then letters, digits, "_", "/" or "-". ASCII text is read without \p{L} and
+ * \p{N} (the same characters there), whose Unicode tables a cold process would build on every call.
+ */
+export const isTag = (t: string): boolean => (ASCII.test(t) ? /^[a-z][a-z0-9_/-]*$/.test(t) : /^[\p{L}][\p{L}\p{N}_/-]*$/u.test(t));
+export const hashTags = (line: string): IterableIterator<RegExpMatchArray> | [] =>
+  !line.includes('#') ? [] : ASCII.test(line) ? line.matchAll(/(?:^|[\s(,])#([A-Za-z][A-Za-z0-9_/-]*)/g) : line.matchAll(/(?:^|[\s(,])#([\p{L}][\p{L}\p{N}_/-]*)/gu);
+
 export function parseVocabulary(text: string): Set<string> {
   const out = new Set<string>(BUILTIN_TAGS);
   const lines = text.split('\n');
@@ -19,7 +29,7 @@ export function parseVocabulary(text: string): Set<string> {
   const start = fm?.end ?? 0;
   const add = (raw: string): void => {
     const t = raw.replace(/^[#`*_]+|[`*_.;]+$/g, '').trim().toLowerCase();
-    if (/^[\p{L}][\p{L}\p{N}_/-]*$/u.test(t)) out.add(t);
+    if (isTag(t)) out.add(t);
   };
   let fence = false;
   let comment = false;
@@ -30,7 +40,7 @@ export function parseVocabulary(text: string): Set<string> {
     if (comment || /^\s*<!--/.test(line)) { comment = !line.includes('-->'); continue; }
     const h = heading(line);
     if (h) { if (h.text.split(/\s+/).length === 1) add(h.text); continue; }
-    for (const m of line.matchAll(/(?:^|[\s(,])#([\p{L}][\p{L}\p{N}_/-]*)/gu)) add(m[1]!);
+    for (const m of hashTags(line)) add(m[1]!);
     const bullet = /^\s*(?:[-*+]|\d+\.)\s+(.*)$/.exec(line);
     const body = bullet ? bullet[1]! : line;
     const colon = /^([^:]{1,40}):\s*(.*)$/.exec(body);

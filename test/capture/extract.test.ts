@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
+import { seededRandom } from '../../lib/core/random.js';
 import { extract, importance, sentences, tagsIn } from '../../lib/capture/extract.js';
 import { caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from '../../lib/capture/rules.js';
 import { scoreExtraction } from '../../lib/bench/extract.js';
@@ -82,6 +83,22 @@ describe('extraction rules', () => {
     const ev = one('The demo moved to Tuesday.').proposals[0]!;
     expect(ev).toMatchObject({ type: 'EVENT', text: 'The demo moved to Tuesday (2026-05-19)', dates: ['2026-05-19'] });
     expect(one('Never again will I run migrations on a Friday.').proposals[0]!.text).not.toContain('(2026');
+  });
+
+  it('runs only the date rules whose words a sentence holds, and finds what every rule finds', () => {
+    const words = ['day after ', 'Tomorrow', 'tomorrow', 'today', 'TONIGHT', 'yesterday', 'next ', 'last ', 'week', 'the end of ', 'this ', 'month', 'in ', '3 ', '12 ', 'days', 'weeks',
+      'Friday', 'monday', 'on ', 'by ', 'until ', '大', '后天', '後', '明天', '明日', '今天', '今晚', '昨天', '下', '上', '本', '这', '个', '周', '星期', '礼拜', '五', '日', '天', '之', '月底', '十二', '两', ' ', ', ', '(2026-05-20)'];
+    const rnd = seededRandom(41);
+    let dated = 0;
+    for (let k = 0; k < 5000; k++) {
+      let s = '';
+      for (let j = 1 + Math.floor(rnd() * 8); j > 0; j--) s += words[Math.floor(rnd() * words.length)];
+      const bareWeekdays = rnd() < 0.5;
+      const want = absoluteDates(s, NOW, 'UTC', { bareWeekdays, allRules: true });
+      if (want.dates.length) dated++;
+      expect(absoluteDates(s, NOW, 'UTC', { bareWeekdays }), JSON.stringify(s)).toEqual(want);
+    }
+    expect(dated).toBeGreaterThan(1500);
   });
 
   it('tags only from the vocabulary, and gives each type its home', () => {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseVocabulary } from '../../lib/health/vocabulary.js';
+import { hashTags, isTag, parseVocabulary } from '../../lib/health/vocabulary.js';
+import { seededRandom } from '../../lib/core/random.js';
 import { readTree, runCli, SKELETON, tmpTree } from '../helpers.js';
 
 const cli = (root: string, args: string[]) => runCli([...args, '--root', root], { env: { MEMTIER_WATCH: 'off' } });
@@ -94,5 +95,22 @@ describe('init on an existing memory', () => {
     expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toMatch(/\n- found in this memory: homelab, plumber, zfs\n$/);
     // the memory's own tags are then accepted
     expect((await cli(root, ['add', '--tags', 'zfs', 'scrub every month'])).code).toBe(0);
+  });
+});
+
+describe('reading TAGS.md without Unicode tables for ASCII text', () => {
+  it('isTag and the #tags of a line are what the \\p{L} patterns say', () => {
+    const rnd = seededRandom(7);
+    const chars = 'aZk09_/-#( ,\t.éÉ中文Ωſ\u212a٣';
+    let tags = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let s = '';
+      for (let j = Math.floor(rnd() * 12); j > 0; j--) s += chars[Math.floor(rnd() * chars.length)];
+      const want = /^[\p{L}][\p{L}\p{N}_/-]*$/u.test(s.toLowerCase());
+      if (want) tags++;
+      expect(isTag(s.toLowerCase()), JSON.stringify(s)).toBe(want);
+      expect([...hashTags(s)].map((m) => m[1]), JSON.stringify(s)).toEqual([...s.matchAll(/(?:^|[\s(,])#([\p{L}][\p{L}\p{N}_/-]*)/gu)].map((m) => m[1]));
+    }
+    expect(tags).toBeGreaterThan(1000);
   });
 });

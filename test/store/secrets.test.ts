@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mayHoldSecret, PREFILTER, scanSecrets, SECRET_RULES, mask } from '../../lib/store/guards/secrets.js';
+import { mayHoldSecret, PREFILTER, scanSecrets, SECRET_RULES, mask, secretRulesIn } from '../../lib/store/guards/secrets.js';
 import { seededRandom } from '../../lib/core/random.js';
 import { rmTree, tmpTree } from '../helpers.js';
 import { store, thrown } from './util.js';
@@ -221,6 +221,36 @@ describe('the fast scans match their definitions', () => {
     }
     expect(positives).toBeGreaterThan(5000);
     expect(mayHoldSecret(BENIGN)).toBe(PREFILTER.test(BENIGN));
+  });
+
+  it('the scan gated by each rule\'s literals finds what every rule run over every text finds', () => {
+    // the samples, cut at random places and glued to each other, to literals and to noise (also
+    // split by a space or a line break, as the joined-token pass reads them)
+    const rnd = seededRandom(21);
+    const pick = <T>(a: ArrayLike<T>): T => a[Math.floor(rnd() * a.length)]!;
+    const pieces = [...SAMPLES.map((x) => x.sample), ...LITS, 'password is Tr0ub4dor&3', 'token=abc123xyz', 'Bearer ', 'Basic ', 'AccountKey=', ' ', '\n', 'https://u:p4ss@h.example/x'];
+    let findings = 0;
+    for (let k = 0; k < 6000; k++) {
+      let s = '';
+      const n = 1 + Math.floor(rnd() * 6);
+      for (let j = 0; j < n; j++) {
+        let p = pick(pieces);
+        if (rnd() < 0.3) p = p.slice(Math.floor(rnd() * p.length));
+        if (rnd() < 0.3) p = p.slice(0, Math.ceil(rnd() * p.length));
+        if (rnd() < 0.2) p = p.toUpperCase();
+        s += p + (rnd() < 0.5 ? pick(NOISE) : '');
+      }
+      const want = scanSecrets(s, false);
+      findings += want.length;
+      expect(scanSecrets(s), JSON.stringify(s)).toEqual(want);
+    }
+    expect(findings).toBeGreaterThan(2000);
+  });
+
+  it('names the rules whose literal a text holds, and only those', () => {
+    expect([...secretRulesIn('we rotated the token and the password yesterday')].sort()).toEqual(['password-assignment', 'password-prose']);
+    expect([...secretRulesIn('the deploy uses postgres 16 on port 5432')]).toEqual([]);
+    expect([...secretRulesIn('口令在保险箱里')]).toEqual(['password-prose']);
   });
 
   it('the bare AWS key scan finds the runs a regular expression finds', () => {

@@ -8,6 +8,7 @@
  * or line break, so a credential cannot slip through by being written oddly.
  */
 import { MemtierError } from '../../core/errors.js';
+import { nativeFirst } from '../../core/regexp.js';
 
 export interface SecretRule {
   id: string;
@@ -185,19 +186,31 @@ export function mask(value: string): string {
 export const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key|bearer|basic|accountkey|sharedaccesskey|sk[0-9a-f]{32}|sg\.|discord|:aa|[mno][a-z0-9_-]{23,25}\.|密码|口令|密碼/i;
 
 /**
- * PREFILTER's literals, each a list of allowed (lower-case) characters per position and the
- * position of its rarest character: the scan looks at the text only where that character is.
- * `://…@`, `sk` + 32 hex digits and `[mno]…\.` are tested by hand (prefilterAt).
+ * PREFILTER's literals, each a list of allowed (lower-case) characters per position, the position of
+ * its rarest character (the scan looks at the text only where that character is) and the rules
+ * it lets run: a rule's regular expression cannot match a text without one of its literals, so
+ * it is not run (nor compiled, in a cold process) over such a text.
+ * `://…@`, `sk` + 32 hex digits and `[mno]…\.` are tested by hand (prefilterAt; HAND_RULES).
  */
-const LITERALS: [sets: number[][], anchor: number][] = ([
-  ['sk-', '-'], ['[sr]k_live_', '_'], ['gh[pousr]_', '_'], ['github_pat_', '_'], ['clh_', '_'], ['akia', 'k'], ['asia', 's'],
-  ['xox', 'x'], ['hooks.slack', '.'], ['aiza', 'z'], ['eyj', 'j'], ['npm_', '_'], ['glpat-', '-'], ['hf_', '_'],
-  ['private key', 'v'], ['pass', 'p'], ['pwd', 'p'], ['secret', 'c'], ['token', 'k'], ['api_key', '_'], ['apikey', 'k'],
-  ['private_key', '_'], ['privatekey', 'v'], ['bearer', 'b'], ['basic', 'b'], ['accountkey', 'k'], ['sharedaccesskey', 'k'],
-  ['sg.', '.'], ['discord', 'c'], [':aa', ':'], ['密码', '密'], ['口令', '口'], ['密碼', '密'],
-] as const).map(([lit, at]) => {
+const PASSWORD = ['password-assignment', 'password-prose'];
+const LITERAL_TABLE: [literal: string, anchor: string, rules: string[]][] = [
+  ['sk-', '-', ['anthropic-key', 'openai-key']], ['[sr]k_live_', '_', ['stripe-key']], ['gh[pousr]_', '_', ['github-token']],
+  ['github_pat_', '_', ['github-pat']], ['clh_', '_', ['clawhub-token']], ['akia', 'k', ['aws-access-key-id']], ['asia', 's', ['aws-access-key-id']],
+  ['xox', 'x', ['slack-token']], ['hooks.slack', '.', ['slack-webhook']], ['aiza', 'z', ['google-api-key']], ['eyj', 'j', ['jwt']],
+  ['npm_', '_', ['npm-token']], ['glpat-', '-', ['gitlab-token']], ['hf_', '_', ['huggingface-token']], ['private key', 'v', ['private-key']],
+  ['pass', 'p', PASSWORD], ['pwd', 'p', PASSWORD], ['secret', 'c', ['aws-secret-key', 'password-assignment']],
+  ['token', 'k', ['password-assignment']], ['api_key', '_', ['password-assignment']], ['apikey', 'k', ['password-assignment']],
+  ['private_key', '_', ['password-assignment', 'gcp-private-key-id']], ['privatekey', 'v', ['password-assignment']],
+  ['bearer', 'b', ['authorization-header']], ['basic', 'b', ['authorization-header']], ['accountkey', 'k', ['azure-key']],
+  ['sharedaccesskey', 'k', ['azure-key']], ['sg.', '.', ['sendgrid-key']], ['discord', 'c', ['discord-webhook']], [':aa', ':', ['telegram-token']],
+  ['密码', '密', ['password-prose']], ['口令', '口', ['password-prose']], ['密碼', '密', ['password-prose']],
+];
+/** The rules of the hand tests: `://…@`, `sk` + 32 hex digits, `[mno]…\.`. */
+const HAND_RULES: Record<number, string> = { 58: 'url-credentials', 107: 'twilio-key', 46: 'discord-token' };
+
+const LITERALS: [sets: number[][], anchor: number, rules: string[]][] = LITERAL_TABLE.map(([lit, at, rules]) => {
   const sets = lit.match(/\[[^\]]+\]|./gu)!.map((x) => (x.length > 1 && x.startsWith('[') ? x.slice(1, -1) : x));
-  return [sets.map((x) => [...x].map((ch) => ch.charCodeAt(0))), sets.indexOf(at)];
+  return [sets.map((x) => [...x].map((ch) => ch.charCodeAt(0))), sets.indexOf(at), rules];
 });
 
 /** ASCII lower case (what /i folds to without the u flag: nothing beyond ASCII folds onto ASCII). */
@@ -211,7 +224,7 @@ const isSpace = (c: number): boolean => (c >= 9 && c <= 13) || c === 32 || c ===
 const ANCHORS: number[] = [...new Set([...LITERALS.map(([sets, at]) => sets[at]![0]!), 58, 107, 46])];
 const CJK_A = 0x5bc6;
 const CJK_B = 0x53e3;
-const LITS_OF: [number[][], number][][] = ANCHORS.map((c) => LITERALS.filter(([sets, at]) => sets[at]![0] === c));
+const LITS_OF: [number[][], number, string[]][][] = ANCHORS.map((c) => LITERALS.filter(([sets, at]) => sets[at]![0] === c));
 /** ASCII character (either case) → its anchor's number + 1 (0: not an anchor). */
 const ANCHOR_OF = new Uint8Array(128);
 ANCHORS.forEach((c, k) => { if (c < 128) { ANCHOR_OF[c] = k + 1; if (c >= 97 && c <= 122) ANCHOR_OF[c - 32] = k + 1; } });
@@ -238,8 +251,12 @@ ANCHORS.forEach((c, k) => {
   if (c === 46) { allow(PREV, [...range(48, 57), ...range(97, 122), 95, 45]); allow(NEXT, 'any'); } // `[mno]…\.`
 });
 
-/** Does PREFILTER match with the anchor number `k` (character `c`, lower-cased) at `i`? */
-function prefilterAt(text: string, i: number, k: number, c: number): boolean {
+/**
+ * Does PREFILTER match with the anchor number `k` (character `c`, lower-cased) at `i`? With
+ * `found`, every literal and hand test that matches there adds its rules to it (no early return).
+ */
+function prefilterAt(text: string, i: number, k: number, c: number, found?: Set<string>): boolean {
+  let hit = false;
   const lits = LITS_OF[k]!;
   for (let l = 0; l < lits.length; l++) {
     const lit = lits[l]!;
@@ -248,13 +265,22 @@ function prefilterAt(text: string, i: number, k: number, c: number): boolean {
     if (start < 0 || start + sets.length > text.length) continue;
     let j = 0;
     while (j < sets.length && sets[j]!.includes(low(text.charCodeAt(start + j)))) j++;
-    if (j === sets.length) return true;
+    if (j === sets.length) {
+      if (!found) return true;
+      hit = true;
+      for (const r of lit[2]) found.add(r);
+    }
   }
+  const hand = (): boolean => {
+    if (!found) return true;
+    found.add(HAND_RULES[c]!);
+    return (hit = true);
+  };
   if (c === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
     // `:\/\/[^\s@]*@`
     for (let j = i + 3; j < text.length; j++) {
       const d = text.charCodeAt(j);
-      if (d === 64) return true;
+      if (d === 64) return hand();
       if (isSpace(d)) break;
     }
   }
@@ -262,7 +288,7 @@ function prefilterAt(text: string, i: number, k: number, c: number): boolean {
     // `sk[0-9a-f]{32}`
     let j = 1;
     while (j <= 32 && isHex(low(text.charCodeAt(i + j)))) j++;
-    if (j > 32) return true;
+    if (j > 32) return hand();
   }
   if (c === 46) {
     // `[mno][a-z0-9_-]{23,25}\.`: a run of word characters before the dot with m, n or o 24 to 26 back
@@ -270,10 +296,10 @@ function prefilterAt(text: string, i: number, k: number, c: number): boolean {
     while (r < 26 && i - r - 1 >= 0 && isWordish(low(text.charCodeAt(i - r - 1)))) r++;
     for (let n = 23; n <= 25 && n + 1 <= r; n++) {
       const m = low(text.charCodeAt(i - n - 1));
-      if (m === 109 || m === 110 || m === 111) return true;
+      if (m === 109 || m === 110 || m === 111) return hand();
     }
   }
-  return false;
+  return hit;
 }
 
 const code = (text: string, i: number): number => {
@@ -283,11 +309,13 @@ const code = (text: string, i: number): number => {
 };
 
 /**
- * PREFILTER.test(text), in one pass over the text that stops only at its literals' anchor
- * characters, and compares literals only where the characters around the anchor allow one.
+ * The one pass over the text behind mayHoldSecret and secretRulesIn: it stops only at its
+ * literals' anchor characters, and compares literals only where the characters around the
+ * anchor allow one. Without `found` it returns at the first match.
  */
-export function mayHoldSecret(text: string): boolean {
+function scanAnchors(text: string, found?: Set<string>): boolean {
   const n = text.length;
+  let hit = false;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     let k: number;
@@ -297,9 +325,25 @@ export function mayHoldSecret(text: string): boolean {
     } else if (c === CJK_A || c === CJK_B) {
       k = ANCHORS.indexOf(c);
     } else continue;
-    if (PREV[k * 129 + code(text, i - 1)] === 1 && NEXT[k * 129 + code(text, i + 1)] === 1 && prefilterAt(text, i, k, low(c))) return true;
+    if (PREV[k * 129 + code(text, i - 1)] === 1 && NEXT[k * 129 + code(text, i + 1)] === 1 && prefilterAt(text, i, k, low(c), found)) {
+      if (!found) return true;
+      hit = true;
+    }
   }
-  return false;
+  return hit;
+}
+
+/** PREFILTER.test(text), in one pass (scanAnchors). */
+export const mayHoldSecret = (text: string): boolean => scanAnchors(text);
+
+/**
+ * The rules whose literal is in the text (case-insensitively): the only ones of SECRET_RULES
+ * that can match it, besides the bare AWS key (a scan of its own, run on every text).
+ */
+export function secretRulesIn(text: string): Set<string> {
+  const found = new Set<string>();
+  scanAnchors(text, found);
+  return found;
 }
 
 /** The literal prefixes of the `prefixed` rules: where a token split in two is looked for. */
@@ -323,7 +367,6 @@ export function normalizeForScan(text: string): string {
   return HAS_FORMAT_CHAR.test(n) ? n.replace(FORMAT_CHARS, '') : n;
 }
 
-let compiled: RegExp[] | undefined;
 const prefixedRules = (): { rule: SecretRule; re: RegExp }[] =>
   SECRET_RULES.flatMap((rule) => (rule.prefixed ? [{ rule, re: new RegExp('^(?:' + rule.re.source.replace(/^\\b/, '') + ')', rule.re.flags.replace('g', '')) }] : []));
 let joined: { rule: SecretRule; re: RegExp }[] | undefined;
@@ -334,11 +377,22 @@ const lineOf = (text: string, index: number): number => {
   return n;
 };
 
-export function scanSecrets(input: string): SecretFinding[] {
+/** SECRET_RULES' regular expressions with the g flag, each made on first use. */
+const compiled: (RegExp | undefined)[] = [];
+const globalRe = (i: number): RegExp => {
+  const r = SECRET_RULES[i]!.re;
+  return (compiled[i] ??= nativeFirst(new RegExp(r.source, r.flags.includes('g') ? r.flags : r.flags + 'g')));
+};
+
+/**
+ * The credentials in `input`. Each rule runs only over a text that holds one of its literals
+ * (secretRulesIn); `gate: false` runs every rule, the definition the gated scan is tested against.
+ */
+export function scanSecrets(input: string, gate = true): SecretFinding[] {
   const out: SecretFinding[] = [];
   const text = normalizeForScan(input);
-  const any = mayHoldSecret(text);
-  if (any) compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
+  const rules = gate ? secretRulesIn(text) : undefined;
+  const any = rules === undefined || rules.size > 0;
   const seen = new Set<string>();
   const push = (rule: SecretRule, line: number, value: string): void => {
     const masked = mask(value);
@@ -349,8 +403,9 @@ export function scanSecrets(input: string): SecretFinding[] {
   };
   for (let i = 0; i < SECRET_RULES.length; i++) {
     const rule = SECRET_RULES[i]!;
-    if ((!any && !rule.find) || (rule.needs !== undefined && !text.includes(rule.needs))) continue;
-    for (const m of rule.find ? rule.find(text) : text.matchAll(compiled![i]!)) {
+    if (!rule.find && rules !== undefined && !rules.has(rule.id)) continue;
+    if (rule.needs !== undefined && !text.includes(rule.needs)) continue;
+    for (const m of rule.find ? rule.find(text) : text.matchAll(globalRe(i))) {
       const value = m[rule.group ?? 0] ?? m[0];
       if (rule.group && PLACEHOLDER.test(value)) continue;
       if (rule.valueLooksSecret && !valueIsSecretLike(value, m[rule.group! - 1] ?? '=')) continue;
@@ -382,10 +437,9 @@ export function redactSecrets(text: string): string {
   if (!scanSecrets(text).length) return text;
   // a private key is masked from its BEGIN line to its END line (or the end of the text)
   let out = normalizeForScan(text).replace(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[^\n]*?-----|$)/g, (m) => mask(m));
-  compiled ??= SECRET_RULES.map((r) => new RegExp(r.re.source, r.re.flags.includes('g') ? r.re.flags : r.re.flags + 'g'));
   for (let i = 0; i < SECRET_RULES.length; i++) {
     const rule = SECRET_RULES[i]!;
-    out = out.replace(compiled[i]!, (...a: unknown[]) => {
+    out = out.replace(globalRe(i), (...a: unknown[]) => {
       const m0 = a[0] as string;
       const value = rule.group ? (a[rule.group] as string | undefined) ?? m0 : m0;
       return m0.replace(value, mask(value));
