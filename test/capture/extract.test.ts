@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
 import { seededRandom } from '../../lib/core/random.js';
-import { extract, importance, sentences, tagsIn } from '../../lib/capture/extract.js';
+import { extract, importance, repeatKey, sentences, tagsIn, unicodeWords } from '../../lib/capture/extract.js';
 import { caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from '../../lib/capture/rules.js';
 import { scoreExtraction } from '../../lib/bench/extract.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
@@ -99,6 +99,17 @@ describe('extraction rules', () => {
       expect(absoluteDates(s, NOW, 'UTC', { bareWeekdays }), JSON.stringify(s)).toEqual(want);
     }
     expect(dated).toBeGreaterThan(1500);
+  });
+
+  it('splits words and keys repeats as the \\p{L} and \\p{P} patterns do, without compiling them', () => {
+    const chars = ['a', 'Z', '7', '_', '/', '-', ' ', '.', '!', '\t', '中', '文', 'é', '٣', '，', '。', '\u3000', '«', '😀', '\ud83d', '\ude00', 'ǅ', '\u0301', '²'];
+    const rnd = seededRandom(43);
+    for (let k = 0; k < 20_000; k++) {
+      let s = '';
+      for (let j = Math.floor(rnd() * 14); j > 0; j--) s += chars[Math.floor(rnd() * chars.length)];
+      expect([...unicodeWords(s)], JSON.stringify(s)).toEqual([...new Set(s.match(/[\p{L}\p{N}][\p{L}\p{N}_/-]*/gu) ?? [])]);
+      expect(repeatKey(s), JSON.stringify(s)).toBe(s.toLowerCase().replace(/[\s\p{P}]+/gu, ''));
+    }
   });
 
   it('tags only from the vocabulary, and gives each type its home', () => {
