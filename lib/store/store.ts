@@ -113,7 +113,9 @@ export interface WriteOptions {
   expected?: string | null;
 }
 
-const lossy = new TextDecoder('utf-8');
+/** Bytes as text, invalid UTF-8 replaced (made on first use: few commands need it). */
+let lossyDecoder: InstanceType<typeof TextDecoder> | undefined;
+const lossy = { decode: (b: Uint8Array): string => (lossyDecoder ??= new TextDecoder('utf-8')).decode(b) };
 
 export class Tx {
   constructor(private readonly ctx: StoreCtx, private readonly lock: LockHandle) {}
@@ -451,7 +453,13 @@ export interface RepairReport {
  * uncommitted files (the `uncommitted` check).
  */
 interface Touched { paths: Set<string>; record?: string | null }
-const touched = new Map<string, Touched>();
+/**
+ * One registry per process, whichever copy of this module records a write: a command's bundle
+ * (dist/cli/NAME.js) holds its own copy, and the modules it loads on demand from dist/lib/
+ * (extract --apply's capture, a supersede) write through theirs. The commit at the command's end
+ * must see the paths both wrote.
+ */
+const touched: Map<string, Touched> = ((globalThis as Record<symbol, unknown>)[Symbol.for('memtier.store.touched')] ??= new Map<string, Touched>()) as Map<string, Touched>;
 export const PENDING_DIR = '.memtier/commit-pending';
 
 /** Is the memory a git repository memtier commits to (MEMTIER_GIT not off, a .git at the root)? */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { runCli, tmpTree, writeTree } from '../helpers.js';
+import { runBin, runCli, tmpTree, writeTree } from '../helpers.js';
 
 const git = (root: string, ...args: string[]): string => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
 const cli = async (root: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> => {
@@ -95,5 +95,18 @@ describe('the scenario of issue #12', () => {
     // the trash (rotation's aside files) is ignored by git, not committed
     expect(readFileSync(join(root, '.gitignore'), 'utf8')).toMatch(/^memory\/\.trash\/$/m);
     expect(git(root, 'ls-files', 'memory/.trash')).toBe('');
+  });
+});
+
+describe('through the real binary, whose command bundles load some modules from dist/lib on demand', () => {
+  it('extract --apply commits what its on-demand capture wrote', async () => {
+    const root = await fixture();
+    const env = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const r = runBin(['extract', '--apply', 'We decided to move the billing service to Postgres 16.', '--root', root], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/added \^\w+ to memory\/episodic\/2026-05-15\.md/);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+    expect(git(root, 'show', '--stat', '--format=%s', 'HEAD')).toMatch(/memtier extract[\s\S]*memory\/episodic\/2026-05-15\.md/);
+    expect(git(root, 'ls-files', '--others', '.memtier/commit-pending')).toBe('');
   });
 });
