@@ -305,3 +305,28 @@ describe('frontmatter is parsed strictly', () => {
     expect(readFileSync(join(root, 'memory/notes.txt'), 'utf8')).toBe('---\nnot: closed\n');
   });
 });
+
+describe('decodeStrict decodes as a fatal TextDecoder does', () => {
+  it('on random bytes: valid and invalid UTF-8, BOMs, surrogates, overlongs', async () => {
+    const { seededRandom } = await import('../../lib/core/random.js');
+    const rnd = seededRandom(5);
+    const pieces = [[0x41], [0x0a], [0x0d, 0x0a], [0xef, 0xbb, 0xbf], [0xc3, 0xa9], [0xe4, 0xb8, 0xad], [0xf0, 0x9f, 0x98, 0x80], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xc3], [0xe4, 0xb8], [0xff]];
+    const fatal = new TextDecoder('utf-8', { fatal: true });
+    let valid = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const bytes: number[] = [];
+      for (let j = Math.floor(rnd() * 8); j > 0; j--) bytes.push(...pieces[Math.floor(rnd() * pieces.length)]!);
+      const buf = new Uint8Array(bytes);
+      let want: string | undefined;
+      try { want = fatal.decode(buf); } catch { want = undefined; }
+      if (want === undefined) {
+        expect(() => decodeStrict(buf, 'x.md'), JSON.stringify(bytes)).toThrow(/not valid UTF-8/);
+        continue;
+      }
+      valid++;
+      if (want.charCodeAt(0) === 0xfeff) want = want.slice(1);
+      expect(decodeStrict(buf, 'x.md'), JSON.stringify(bytes)).toBe(want.replace(/\r\n?/g, '\n'));
+    }
+    expect(valid).toBeGreaterThan(2000);
+  });
+});

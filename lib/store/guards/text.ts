@@ -2,6 +2,7 @@
  * Text guards: what may be written into a memory file, and what may be read from one.
  */
 import { MemtierError } from '../../core/errors.js';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { sanitizeText } from '../../format/text.js';
 
 /** Largest memory file memtier reads or writes. */
@@ -52,7 +53,15 @@ export function printableJson(json: string): string {
   return escapeHidden(json, false);
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+/**
+ * UTF-8 validated by node:buffer's isUtf8 and decoded by Buffer: what a fatal TextDecoder does,
+ * without loading Node's encoding module and an ICU converter in every cold process.
+ */
+function decodeUtf8(buf: Uint8Array): string | undefined {
+  if (!isUtf8(buf)) return undefined;
+  const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // TextDecoder drops one BOM
+}
 
 /**
  * Decode a file's bytes strictly: refuses NUL bytes (binary), invalid UTF-8 and oversized files,
@@ -66,11 +75,9 @@ export function decodeStrict(buf: Uint8Array, file: string): string {
   if (nul >= 0) {
     throw new MemtierError('file contains a NUL byte (binary, not markdown)', { code: 'binary', rule: 'no-binary', file, line: lineAt(buf, nul), hint: 'move binary files out of the memory root' });
   }
-  let text: string;
-  try {
-    text = decoder.decode(buf);
-  } catch (e) {
-    throw new MemtierError('file is not valid UTF-8', { code: 'encoding', rule: 'utf-8', file, line: firstBadUtf8Line(buf), hint: 're-save the file as UTF-8', cause: e });
+  let text = decodeUtf8(buf);
+  if (text === undefined) {
+    throw new MemtierError('file is not valid UTF-8', { code: 'encoding', rule: 'utf-8', file, line: firstBadUtf8Line(buf), hint: 're-save the file as UTF-8' });
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
@@ -87,7 +94,7 @@ function firstBadUtf8Line(buf: Uint8Array): number {
   let line = 1;
   for (let i = 0; i <= buf.length; i++) {
     if (i === buf.length || buf[i] === 10) {
-      try { decoder.decode(buf.subarray(start, i)); } catch { return line; }
+      if (!isUtf8(buf.subarray(start, i))) return line;
       start = i + 1;
       line++;
     }
