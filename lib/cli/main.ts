@@ -16,6 +16,7 @@ import { findCommand, registry, suggest } from '../commands/index.js';
 import { quoteInput, redactSecrets } from '../store/guards/secrets.js';
 import { printable, printableJson } from '../store/guards/text.js';
 import { commandIndex, parseCommandArgs, renderCommandHelp, renderMainHelp } from './args.js';
+import { writeJson } from './json-out.js';
 import type { MainParams } from './spec.js';
 
 export type { MainParams } from './spec.js';
@@ -148,7 +149,8 @@ export async function main(p: MainParams): Promise<number> {
     const result = await command.run(ctx, args, io);
     await commitIfRepo(ctx, [name, ...args.positionals.slice(0, 1)].join(' '), result.commitSummary ?? result.text);
     // hand-written files may hold escape sequences or bidi controls: they are shown, never obeyed
-    if (args.json) stdout.write(printableJson(JSON.stringify(result.json ?? { ok: true }, null, 2)) + '\n');
+    // in pieces: a large result (dream's candidates) is never one string of its whole JSON
+    if (args.json) { writeJson(result.json ?? { ok: true }, (s) => stdout.write(s), printableJson); stdout.write('\n'); }
     else if (result.text) stdout.write(printable(result.text.endsWith('\n') ? result.text : result.text + '\n'));
     return result.exitCode ?? 0;
   } catch (e) {

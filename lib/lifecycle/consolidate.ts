@@ -35,7 +35,8 @@ import { applyPlanned, cite, dayFiles, plural, read, type Op } from './common.js
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  activationFn, collectEntries, freeFormEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, withoutCitation, type MemEntry,
+  activationFn, eachFileEntries, freeFormEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, SOURCE_KINDS, withoutCitation,
+  type MemEntry, type RecallRec,
 } from './pipeline.js';
 
 /** seed 000: facts above this are indexed in MEMORY.md. */
@@ -133,64 +134,109 @@ function closureOpen(text: string | undefined): string | undefined {
 
 // ---- plan -------------------------------------------------------------------------------------
 
+/** What consolidation keeps of an episodic day for the prune step. */
+interface DayStat { entries: number; maxAct: number; today: boolean; firstDay: string }
+
+/** What the reconcile step keeps of an entry with an ^id: where it lives, and its activation when live. */
+interface IdSource { path: string; kind: MemEntry['kind']; superseded: boolean; act: number }
+
+/** A fact that may get a MEMORY.md index line: recalled, in a note, above the reconcile threshold. */
+interface IndexCand { id: string; act: number; type: MemEntry['type']; text: string; path: string }
+
+/**
+ * One pass over the memory's entries, one file at a time (eachFileEntries), keeping only what the
+ * steps need: the day's entries (summarize), the activation tally (decay), per episodic day its
+ * entry count and highest activation (prune), per ^id its best-ranked source and the facts that may
+ * be indexed (reconcile). Each entry's activation is computed once.
+ */
+function scanEntries(ctx: Ctx, date: string, today: string, act: (e: MemEntry) => number, history: Map<string, RecallRec>) {
+  const dayEntries: MemEntry[] = [];
+  const decay = { entries: 0, hot: 0, warm: 0, faded: 0, prunable: 0 };
+  const days = new Map<string, DayStat>();
+  let liveNotArchive = 0;
+  // where a fact lives now: its canonical home first, then other notes, then the logs (archive last)
+  const rankOf = (e: { path: string; kind: MemEntry['kind'] }): number => (HOME_FILES.has(e.path) ? 0 : FACT_KINDS.has(e.kind) ? 1 : e.kind === 'archive' ? 3 : 2);
+  const byId = new Map<string, IdSource>();
+  const cands: IndexCand[] = [];
+  eachFileEntries(ctx, SOURCE_KINDS, {}, (es, info) => {
+    let day: DayStat | undefined;
+    for (const e of es) {
+      const live = !e.superseded;
+      const v = live ? act(e) : 0;
+      if (live) {
+        decay.entries++;
+        if (v > RECONCILE_THRESHOLD) decay.hot++;
+        else if (v >= RECALL_THRESHOLD) decay.warm++;
+        else if (v >= PRUNE_THRESHOLD) decay.faded++;
+        if (v < PRUNE_THRESHOLD) decay.prunable++;
+        if (e.kind !== 'archive') liveNotArchive++;
+        if (LOG_KINDS.has(e.kind) && e.day === date) dayEntries.push(e);
+      }
+      if ((info.kind === 'episodic' || info.kind === 'legacy-daily') && e.day) {
+        if (!day) days.set(info.rel, (day = { entries: 0, maxAct: -Infinity, today: false, firstDay: e.day }));
+        day.entries++;
+        day.maxAct = Math.max(day.maxAct, v);
+        if (e.day === today) day.today = true;
+      }
+      if (e.id && e.kind !== 'memory-index') {
+        const had = byId.get(e.id);
+        if (!had || rankOf(e) < rankOf(had)) byId.set(e.id, { path: e.path, kind: e.kind, superseded: !live, act: v });
+        if (live && FACT_KINDS.has(e.kind) && (history.get(e.id)?.count ?? 0) > 0 && v > RECONCILE_THRESHOLD) {
+          cands.push({ id: e.id, act: v, ...(e.type ? { type: e.type } : {}), text: e.text, path: e.path } as IndexCand);
+        }
+      }
+    }
+  });
+  return { dayEntries, decay, days, liveNotArchive, byId, cands };
+}
+
 export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops: Op[]; result: ConsolidateResult } {
   const tz = ctx.clock.tz;
   const today = localDate(ctx.clock.now(), tz);
   const date = opts.date ?? today;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || addDays(date, 0) !== date) throw new UsageError(`--date "${date}" is not a date`, 'write it as YYYY-MM-DD');
   const ops: Op[] = [];
-  const { entries } = collectEntries(ctx);
   const history = readRecallHistory(ctx.root);
   const act = activationFn(history, today, tz, activationOn);
-  const live = entries.filter((e) => !e.superseded);
+  const scan = scanEntries(ctx, date, today, act, history);
 
   // 1. summarize
   const sumRel = summaryPath(date);
-  const dayEntries = withExtraction(ctx, date, live.filter((e) => LOG_KINDS.has(e.kind) && e.day === date));
+  const dayEntries = withExtraction(ctx, date, scan.dayEntries);
   const curSum = read(ctx, sumRel);
   const built = buildSummary(date, dayEntries, closureOpen(read(ctx, dayFile(ctx.root, date))), curSum);
   const summary: ConsolidateResult['summary'] = { file: sumRel, entries: dayEntries.length, sections: built?.counts ?? {}, changed: false };
   if (!built) summary.note = `no entries on ${date}: no summary`;
   else if (built.text !== curSum) { ops.push({ kind: 'write', rel: sumRel, content: built.text, expected: curSum ?? null }); summary.changed = true; }
 
-  // 2. decay
-  const a = new Map<MemEntry, number>();
-  for (const e of live) a.set(e, act(e));
-  const vals = [...a.values()];
-  const decay = {
-    entries: vals.length,
-    hot: vals.filter((v) => v > RECONCILE_THRESHOLD).length,
-    warm: vals.filter((v) => v >= RECALL_THRESHOLD && v <= RECONCILE_THRESHOLD).length,
-    faded: vals.filter((v) => v >= PRUNE_THRESHOLD && v < RECALL_THRESHOLD).length,
-    prunable: vals.filter((v) => v < PRUNE_THRESHOLD).length,
-  };
+  // 2. decay: the distribution of the live entries' activation
+  const decay = scan.decay;
 
   // 4. prune: whole episodic days, never today's
-  const byFile = new Map<string, MemEntry[]>();
-  for (const e of entries) if ((e.kind === 'episodic' || e.kind === 'legacy-daily') && e.day) byFile.set(e.path, [...(byFile.get(e.path) ?? []), e]);
+  const byFile = scan.days;
   const prune: ConsolidateResult['prune'] = { moved: [], overCap: 0 };
   const taken = new Set<string>();
   const moveDay = (rel: string): void => {
-    const es = byFile.get(rel)!;
-    const d = /(\d{4}-\d{2}-\d{2})/.exec(rel.replace(/^.*\//, ''))?.[1] ?? es[0]!.day!;
+    const d = /(\d{4}-\d{2}-\d{2})/.exec(rel.replace(/^.*\//, ''))?.[1] ?? byFile.get(rel)!.firstDay;
     const to = rel.startsWith(PATHS.episodic + '/') ? archivePath(d) : `${posix.dirname(archivePath(d))}/${rel.replace(/^.*\//, '')}`;
     if (taken.has(to) || read(ctx, to) !== undefined) { prune.note = `${to} already exists: ${rel} left in place (run "memtier archive")`; return; }
     taken.add(to);
     ops.push({ kind: 'move', from: rel, to });
     prune.moved.push({ from: rel, to });
   };
-  const maxAct = (rel: string): number => Math.max(...byFile.get(rel)!.map((e) => (e.superseded ? 0 : a.get(e) ?? act(e))));
-  const days = [...byFile.keys()].filter((rel) => !byFile.get(rel)!.some((e) => e.day === today)).sort();
+  const maxAct = (rel: string): number => byFile.get(rel)!.maxAct;
+  const days = [...byFile.keys()].filter((rel) => !byFile.get(rel)!.today).sort();
   for (const rel of days) if (maxAct(rel) < PRUNE_THRESHOLD) moveDay(rel);
   const cap = Number(ctx.env.MEMTIER_MAX_FACTS) > 0 ? Math.floor(Number(ctx.env.MEMTIER_MAX_FACTS)) : MAX_FACTS;
-  let liveCount = live.filter((e) => e.kind !== 'archive').length - prune.moved.reduce((n, m) => n + byFile.get(m.from)!.length, 0);
+  let liveCount = scan.liveNotArchive - prune.moved.reduce((n, m) => n + byFile.get(m.from)!.entries, 0);
   if (liveCount > cap) {
-    const rest = days.filter((rel) => !prune.moved.some((m) => m.from === rel)).sort((x, y) => maxAct(x) - maxAct(y) || (x < y ? -1 : 1));
+    const moved = new Set(prune.moved.map((m) => m.from));
+    const rest = days.filter((rel) => !moved.has(rel)).sort((x, y) => maxAct(x) - maxAct(y) || (x < y ? -1 : 1));
     for (const rel of rest) {
       if (liveCount <= cap) break;
       const before = prune.moved.length;
       moveDay(rel);
-      if (prune.moved.length > before) liveCount -= byFile.get(rel)!.length;
+      if (prune.moved.length > before) liveCount -= byFile.get(rel)!.entries;
     }
     prune.overCap = Math.max(0, liveCount - cap);
   }
@@ -200,20 +246,13 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
   const memory = read(ctx, MEMORY_INDEX);
   const reconcile: ConsolidateResult['reconcile'] = { added: [], removed: [], relinked: [], overflow: 0, lines: memory === undefined ? 0 : lineCount(memory), budget: budget.lines };
   if (memory !== undefined) {
-    // where a fact lives now: its canonical home first, then other notes, then the logs (archive last)
-    const rankOf = (e: MemEntry): number => (HOME_FILES.has(e.path) ? 0 : FACT_KINDS.has(e.kind) ? 1 : e.kind === 'archive' ? 3 : 2);
-    const byId = new Map<string, MemEntry>();
-    for (const e of entries) {
-      if (!e.id || e.kind === 'memory-index') continue;
-      const had = byId.get(e.id);
-      if (!had || rankOf(e) < rankOf(had)) byId.set(e.id, e);
-    }
+    const byId = scan.byId;
     const drop: number[] = [];
     const lines = memory.split('\n');
     for (const m of managedLines(memory)) {
       const src = byId.get(m.id);
       if (!src || src.superseded) { drop.push(m.line); reconcile.removed.push(`${m.raw.trim()} (source gone)`); continue; }
-      const v = a.get(src) ?? act(src);
+      const v = src.act;
       if (v < RECALL_THRESHOLD) { drop.push(m.line); reconcile.removed.push(`${m.raw.trim()} (activation ${v.toFixed(2)})`); continue; }
       // the fact moved (archived day, filed in its home): the link follows it
       if (m.target !== src.path) {
@@ -224,14 +263,12 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
     const relinked = lines.join('\n');
     let next = drop.length ? removeLines(relinked, drop) : relinked;
     const present = (id: string): boolean => next.includes(`^${id}`);
-    const cands = live
-      .filter((e) => FACT_KINDS.has(e.kind) && e.id && (history.get(e.id)?.count ?? 0) > 0 && (a.get(e) ?? 0) > RECONCILE_THRESHOLD && !present(e.id))
-      .sort((x, y) => (a.get(y)! - a.get(x)!) || (x.id! < y.id! ? -1 : 1));
+    const cands = scan.cands.filter((e) => !present(e.id)).sort((x, y) => (y.act - x.act) || (x.id < y.id ? -1 : 1));
     const seen = new Set<string>();
     for (const e of cands) {
-      if (seen.has(e.id!)) continue;
-      seen.add(e.id!);
-      const r = addToSection(next, indexSection(e.type), [indexLine(e.text, e.path, e.id!)], budget);
+      if (seen.has(e.id)) continue;
+      seen.add(e.id);
+      const r = addToSection(next, indexSection(e.type), [indexLine(e.text, e.path, e.id)], budget);
       if (r.added.length) { next = r.text; reconcile.added.push(r.added[0]!); } else reconcile.overflow++;
     }
     if (next !== memory) ops.push({ kind: 'write', rel: MEMORY_INDEX, content: next, expected: memory });

@@ -37,15 +37,15 @@ import { addDays, daysBetween, localDate, localTime } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { CANONICAL_HOME, parseEntries, type EntryType } from '../format/entry.js';
-import { PATHS } from '../format/layout.js';
+import { PATHS, type FileInfo } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { EN_STOP } from '../search/stopwords.js';
 import { keywordsOf } from './topics.js';
 import { applyPlanned, cite, plural, read, type Op } from './common.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  appendLines, collectEntries, contentWords, factKey, historyKey, homeLine, idSet, indexLine, indexSection, MEMORY_INDEX,
-  plainText, titleOf, withoutCitation, type MemEntry, type RecallRec,
+  appendLines, contentWords, eachFileEntries, factKey, historyKey, homeLine, idSet, indexLine, indexSection, MEMORY_INDEX,
+  own, plainText, SOURCE_KINDS, titleOf, withoutCitation, type MemEntry, type RecallRec,
 } from './pipeline.js';
 
 export const DREAM_DEFAULTS = { minScore: 0.5, minRecallCount: 3, minUniqueQueries: 3, maxAgeDays: 30, limit: 10, recencyHalfLifeDays: 14 };
@@ -157,7 +157,18 @@ export function dreamConfig(ctx: Ctx, opts: DreamOptions): typeof DREAM_DEFAULTS
 const LOG_KINDS = new Set(['buffer', 'episodic', 'legacy-daily']);
 const HOME_FILES = new Set(Object.values(CANONICAL_HOME));
 
-interface Staged { c: Candidate; entries: MemEntry[]; queries: Set<string>; dayset: Set<string>; words: Set<string>; last?: string }
+/**
+ * An entry of the staging pool: what light, REM, deep and promotion read of it, in strings of its
+ * own (no raw line; nothing that keeps its file's text alive), with its recall-history key.
+ */
+export interface PoolEntry {
+  path: string; line: number; kind: FileInfo['kind']; text: string; tags: string[];
+  /** historyKey(entry) */
+  hk: string;
+  id?: string; type?: EntryType; day?: string; time?: string;
+}
+
+interface Staged { c: Candidate; entries: PoolEntry[]; queries: Set<string>; dayset: Set<string>; words: Set<string>; last?: string }
 
 function words(text: string): Set<string> {
   // a light stem (plural s) so "Friday" and "Fridays" are one word
@@ -204,13 +215,40 @@ export function similarIndex(all: Set<string>[], t: number): { find(ws: Set<stri
   };
 }
 
-export function light(entries: MemEntry[], history: Map<string, RecallRec>, today: string, maxAgeDays: number): { staged: Staged[]; merged: number } {
+/** Is the entry staged: not superseded, not TEMP, in the log of the last `maxAgeDays` days or in the recall history? */
+function staged(e: MemEntry, from: string, history: Map<string, RecallRec>): string | undefined {
+  if (e.superseded || e.type === 'TEMP' || e.kind === 'memory-index') return undefined;
+  const hk = historyKey(e);
+  return (LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from) || history.has(hk) ? hk : undefined;
+}
+
+function poolEntry(e: MemEntry, hk: string): PoolEntry {
+  const p: PoolEntry = { path: e.path, line: e.line, kind: e.kind, text: own(e.text), tags: e.tags.map(own), hk: own(hk) };
+  if (e.id) p.id = own(e.id);
+  if (e.type) p.type = e.type;
+  if (e.day) p.day = own(e.day);
+  if (e.time) p.time = own(e.time);
+  return p;
+}
+
+/**
+ * The staging pool, one file at a time (eachFileEntries): the entries light stages, each kept in
+ * its compact form; the rest of the memory is read and let go.
+ */
+export function stagingPool(ctx: Ctx, history: Map<string, RecallRec>, today: string, maxAgeDays: number): PoolEntry[] {
   const from = addDays(today, -maxAgeDays);
-  const pool = entries.filter((e) => !e.superseded && e.type !== 'TEMP' && e.kind !== 'memory-index' &&
-    ((LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from) || history.has(historyKey(e))));
+  const pool: PoolEntry[] = [];
+  eachFileEntries(ctx, SOURCE_KINDS, { freeForm: true, keepText: false }, (es) => {
+    for (const e of es) { const hk = staged(e, from, history); if (hk !== undefined) pool.push(poolEntry(e, hk)); }
+  });
+  return pool;
+}
+
+/** Light over the staging pool (stagingPool). */
+export function light(pool: PoolEntry[], history: Map<string, RecallRec>): { staged: Staged[]; merged: number } {
   // one candidate per ^id (a log line and its copy in a home are one fact); the home is the source
-  const byKey = new Map<string, MemEntry[]>();
-  for (const e of pool) { const k = e.id ?? historyKey(e); byKey.set(k, [...(byKey.get(k) ?? []), e]); }
+  const byKey = new Map<string, PoolEntry[]>();
+  for (const e of pool) { const k = e.id ?? e.hk; const l = byKey.get(k); if (l) l.push(e); else byKey.set(k, [e]); }
   const staged: Staged[] = [];
   for (const [key, es] of [...byKey].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const primary = es.find((e) => HOME_FILES.has(e.path)) ?? es.find((e) => !LOG_KINDS.has(e.kind)) ?? es[0]!;
@@ -222,7 +260,7 @@ export function light(entries: MemEntry[], history: Map<string, RecallRec>, toda
     const keys = new Set<string>();
     for (const e of es) {
       if (e.day) s.dayset.add(e.day);
-      const k = historyKey(e);
+      const k = e.hk;
       const r = history.get(k);
       if (r && !keys.has(k)) addRecall(s, r);
       keys.add(k);
@@ -320,9 +358,8 @@ export function planDream(ctx: Ctx, inp: Inputs): { ops: Op[]; result: DreamResu
   const tz = ctx.clock.tz;
   const now = ctx.clock.now();
   const today = localDate(now, tz);
-  const { entries } = collectEntries(ctx, undefined, { freeForm: true });
   const history = readRecallHistory(ctx.root);
-  const { staged, merged } = light(entries, history, today, cfg.maxAgeDays);
+  const { staged, merged } = light(stagingPool(ctx, history, today, cfg.maxAgeDays), history);
   const res: DreamResult = {
     ok: true, phase, apply: inp.apply, dryRun: inp.dryRun, changed: false, config: cfg, staged: staged.length, merged,
     themes: [], candidates: staged.map((s) => s.c), promoted: [], overflow: [], skipped: [], applied: false, notes: [], files: [], retries: 0, message: '',

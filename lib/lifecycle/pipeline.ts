@@ -27,6 +27,7 @@ import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { fileUnits } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { entriesOf, normalizeText, read, type SourcedEntry } from './common.js';
+import { readPassing } from '../memory/reader.js';
 
 export interface MemEntry extends SourcedEntry {
   kind: FileInfo['kind'];
@@ -58,23 +59,40 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
 }
 
 /**
- * Every entry of the memory's files of the given kinds, in path then line order; with `freeForm`,
- * dated logs' paragraphs too (freeFormEntries: dream and palace). Unreadable files are skipped and named.
+ * Each file of the given kinds with its entries, in path order, each file's in line order; with
+ * `freeForm`, dated logs' paragraphs too (freeFormEntries: dream and palace). `visit` sees one
+ * file's entries at a time, so a pass that keeps only what it needs never holds the whole memory.
+ * With `keepText: false` the files' texts are not kept for the command's later reads (readPassing:
+ * nothing else in the command reads them again). Unreadable files are skipped and named.
  */
-export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_KINDS, opts: { freeForm?: boolean } = {}): { entries: MemEntry[]; skipped: string[] } {
-  const entries: MemEntry[] = [];
+export function eachFileEntries(ctx: Ctx, kinds: Set<FileInfo['kind']>, opts: { freeForm?: boolean; keepText?: boolean }, visit: (entries: MemEntry[], info: FileInfo) => void): { skipped: string[] } {
   const skipped: string[] = [];
+  const folders = new Set<string>();
   for (const rel of listMemoryFiles(ctx.root)) {
     const info = classify(rel);
     if (!kinds.has(info.kind)) continue;
     let text: string | undefined;
-    try { text = read(ctx, rel); } catch { skipped.push(rel); continue; }
+    try { text = opts.keepText === false ? readPassing(ctx.root, rel, folders) : read(ctx, rel); } catch { skipped.push(rel); continue; }
     if (text === undefined) continue;
-    const own = entriesOf(rel, text, info.date).map((e) => ({ ...e, kind: info.kind, tier: info.tier }));
-    const prose = opts.freeForm && DAY_KINDS.has(info.kind) ? freeFormEntries(rel, text, info) : [];
-    entries.push(...[...own, ...prose].sort((a, b) => a.line - b.line));
+    const own: MemEntry[] = entriesOf(rel, text, info.date).map((e) => ({ ...e, kind: info.kind, tier: info.tier }));
+    visit(opts.freeForm && DAY_KINDS.has(info.kind) ? [...own, ...freeFormEntries(rel, text, info)].sort((a, b) => a.line - b.line) : own, info);
   }
+  return { skipped };
+}
+
+/** Every entry of the memory's files of the given kinds, in path then line order (eachFileEntries, all kept). */
+export function collectEntries(ctx: Ctx, kinds: Set<FileInfo['kind']> = SOURCE_KINDS, opts: { freeForm?: boolean } = {}): { entries: MemEntry[]; skipped: string[] } {
+  const entries: MemEntry[] = [];
+  const { skipped } = eachFileEntries(ctx, kinds, opts, (es) => { for (const e of es) entries.push(e); });
   return { entries, skipped };
+}
+
+/**
+ * A string that holds only its own characters: a slice of a file's text (V8 keeps slices of 13
+ * characters or more as a view of their parent) would keep the whole text alive.
+ */
+export function own(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 /** Text without `#tags`, one space between words. */
@@ -96,7 +114,7 @@ export function factKey(text: string): string {
 }
 
 /** The line a canonical home receives (form 1 in the module comment). */
-export function homeLine(e: SourcedEntry, type: EntryType | undefined = e.type): string {
+export function homeLine(e: Pick<SourcedEntry, 'day' | 'time' | 'type' | 'text' | 'id' | 'path'>, type: EntryType | undefined = e.type): string {
   const day = e.day;
   const head = [day && e.time ? `${day} ${e.time}` : day ?? e.time, type ? `[${type}]` : undefined].filter(Boolean).join(' ');
   const text = withoutCitation(e.text);

@@ -97,41 +97,49 @@ function memoryOf(ctx: Ctx): Memory {
     return r.text;
   };
   const byLine = new Map<string, Map<number, LocatedEntry>>();
+  const marked = new Map<string, LocatedEntry[]>();
   const entries = (rel: string): LocatedEntry[] => {
     let e = parsed.get(rel);
     if (!e) { e = parseEntries(text(rel) ?? ''); parsed.set(rel, e); }
     return e;
+  };
+  const linesWith = (rel: string, markers: readonly string[]): LocatedEntry[] => {
+    const done = parsed.get(rel);
+    if (done) return done.filter((e) => markers.some((m) => e.raw.includes(m)));
+    const t = text(rel) ?? '';
+    // the starts of the lines holding a marker, in order
+    const starts = new Set<number>();
+    for (const m of markers) {
+      let at = t.indexOf(m);
+      while (at >= 0) {
+        starts.add(t.lastIndexOf('\n', at) + 1);
+        const end = t.indexOf('\n', at);
+        at = end < 0 ? -1 : t.indexOf(m, end + 1); // on to the next line
+      }
+    }
+    const out: LocatedEntry[] = [];
+    let line = 1;
+    let from = 0;
+    for (const start of [...starts].sort((a, b) => a - b)) {
+      for (let k = t.indexOf('\n', from); k >= 0 && k < start; k = t.indexOf('\n', k + 1)) line++;
+      from = start;
+      const end = t.indexOf('\n', start);
+      const raw = end < 0 ? t.slice(start) : t.slice(start, end);
+      const e = parseEntryLine(raw);
+      if (e) out.push({ ...e, line, raw });
+    }
+    return out;
   };
   return {
     files,
     text,
     entries,
     entriesWith(rel, markers) {
-      const done = parsed.get(rel);
-      if (done) return done.filter((e) => markers.some((m) => e.raw.includes(m)));
-      const t = text(rel) ?? '';
-      // the starts of the lines holding a marker, in order
-      const starts = new Set<number>();
-      for (const m of markers) {
-        let at = t.indexOf(m);
-        while (at >= 0) {
-          starts.add(t.lastIndexOf('\n', at) + 1);
-          const end = t.indexOf('\n', at);
-          at = end < 0 ? -1 : t.indexOf(m, end + 1); // on to the next line
-        }
-      }
-      const out: LocatedEntry[] = [];
-      let line = 1;
-      let from = 0;
-      for (const start of [...starts].sort((a, b) => a - b)) {
-        for (let k = t.indexOf('\n', from); k >= 0 && k < start; k = t.indexOf('\n', k + 1)) line++;
-        from = start;
-        const end = t.indexOf('\n', start);
-        const raw = end < 0 ? t.slice(start) : t.slice(start, end);
-        const e = parseEntryLine(raw);
-        if (e) out.push({ ...e, line, raw });
-      }
-      return out;
+      // the decisions' scan and the pointers' scan ask the same (DECISION_MARKS): one scan a file
+      const key = `${markers.join('\u0000')}\u0000${rel}`;
+      let known = marked.get(key);
+      if (!known) marked.set(key, (known = linesWith(rel, markers)));
+      return known;
     },
     entryAt(rel, lines, i) {
       const done = parsed.get(rel);
@@ -711,6 +719,9 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
   return out;
 }
 
+/** What the line of a decision ("[DECISION]") or of a superseded entry ("~~") holds. */
+const DECISION_MARKS = ['[DECISION]', '~~'] as const;
+
 /** Unmarked decisions of the durable notes and the logs, in time order, each reversal a finding. */
 function reversedDecisions(mem: Memory, files: FileText[]): VerifyFinding[] {
   const all: (SourcedEntry & { when: string })[] = [];
@@ -722,7 +733,7 @@ function reversedDecisions(mem: Memory, files: FileText[]): VerifyFinding[] {
   const supersededIds = new Set<string>();
   for (const t of sources) {
     // a decision's line holds "[DECISION]", a superseded one's "~~"
-    for (const e of mem.entriesWith(t.rel, ['[DECISION]', '~~'])) {
+    for (const e of mem.entriesWith(t.rel, DECISION_MARKS)) {
       if (e.superseded) { if (e.id) supersededIds.add(e.id); continue; }
       if (e.type !== 'DECISION') continue;
       const day = e.date ?? t.date;
@@ -788,7 +799,8 @@ function danglingSupersedes(mem: Memory): VerifyFinding[] {
   const readable: string[] = [];
   for (const rel of mem.files) {
     let entries: LocatedEntry[];
-    try { entries = mem.entriesWith(rel, ['superseded by ^']); } catch { continue; } // unreadable files are reported elsewhere
+    // a pointer's line holds "~~": the decisions' scan of each file serves both
+    try { entries = mem.entriesWith(rel, DECISION_MARKS); } catch { continue; } // unreadable files are reported elsewhere
     readable.push(rel);
     for (const e of entries) if (e.supersededBy) pointers.push({ file: rel, line: e.line, by: e.supersededBy });
   }

@@ -43,3 +43,12 @@ export function readOnce(root: string, rel: string, known?: KnownStats, folders?
   cache.set(key, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, text });
   return text;
 }
+
+/**
+ * Strict read of `rel` for a pass that reads it once: served from the cache when an earlier read of
+ * this command kept it (and it is unchanged), otherwise read and not kept (a pass over the whole
+ * memory must not hold every file's text until the command ends).
+ */
+export function readPassing(root: string, rel: string, folders?: Set<string>): string | undefined {
+  return cache.has(keyOf(root, rel)) ? readOnce(root, rel, undefined, folders) : readMemoryFile(root, rel, folders);
+}

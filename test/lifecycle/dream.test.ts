@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runDream, type Candidate } from '../../lib/lifecycle/dream.js';
+import { runDream, stagingPool, type Candidate } from '../../lib/lifecycle/dream.js';
+import { collectEntries, historyKey } from '../../lib/lifecycle/pipeline.js';
+import { readRecallHistory } from '../../lib/search/history-read.js';
+import { clearReads, readOnce } from '../../lib/memory/reader.js';
 import { readTree, runCli, testCtx, tmpTree } from '../helpers.js';
 
 type Rec = { count: number; queries: string[]; days: string[]; last: string };
@@ -47,6 +50,34 @@ function fixture(extra: Record<string, string> = {}, history: Record<string, Rec
 const byId = (cs: Candidate[], id: string): Candidate => cs.find((c) => c.id === id || c.sources.some((s) => s.endsWith(`^${id}`)))!;
 
 describe('dream', () => {
+  it('stages from one file at a time: the pool is what the whole read would stage, compact, and the texts are not kept', () => {
+    const root = tmpTree(fixture({ 'memory/2026-05-13.md': '# 2026-05-13\n\nA paragraph OpenClaw wrote about the backup target.\n\n- untyped bullet about the NAS ^free0001\n' }));
+    const ctx = testCtx(root);
+    const history = readRecallHistory(root);
+    clearReads();
+    const pool = stagingPool(ctx, history, '2026-05-15', 30);
+    // what filtering every entry of the memory gives, in the same order
+    const all = collectEntries(ctx, undefined, { freeForm: true }).entries
+      .filter((e) => !e.superseded && e.type !== 'TEMP' && ((['buffer', 'episodic', 'legacy-daily'].includes(e.kind) && e.day! >= '2026-04-15') || history.has(historyKey(e))));
+    expect(pool.map((p) => `${p.path}:${p.line}`)).toEqual(all.map((e) => `${e.path}:${e.line}`));
+    expect(pool.map((p) => p.hk)).toEqual(all.map((e) => historyKey(e)));
+    expect(pool.map((p) => p.text)).toEqual(all.map((e) => e.text));
+    expect(pool.some((p) => p.path === 'memory/episodic/2026-04-01.md')).toBe(true); // old, but recalled
+    expect(pool.some((p) => p.id === 'temp0001')).toBe(false);
+    for (const p of pool) expect(Object.keys(p).every((k) => ['path', 'line', 'kind', 'text', 'tags', 'hk', 'id', 'type', 'day', 'time'].includes(k))).toBe(true);
+    // nothing kept for later reads: an edit that keeps the file's size, inode and mtime is seen
+    // (a kept text would be served, as readOnce serves unchanged files)
+    const rel = 'memory/episodic/2026-05-12.md';
+    const at = new Date('2026-05-14T10:00:00Z');
+    utimesSync(join(root, rel), at, at);
+    clearReads();
+    stagingPool(ctx, history, '2026-05-15', 30);
+    writeFileSync(join(root, rel), readFileSync(join(root, rel), 'utf8').replace('Postgres', 'Postgrez'));
+    utimesSync(join(root, rel), at, at);
+    expect(readOnce(root, rel)).toContain('Postgrez');
+  });
+
+
   it('deep phase: candidates pass or fail each gate, and --explain says which', () => {
     const root = tmpTree(fixture());
     const before = readTree(root);

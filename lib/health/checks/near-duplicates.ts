@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
-import { factKey } from '../markdown.js';
+import { factKey, normalizeFact } from '../markdown.js';
 import { compareWords } from '../../format/compare.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
@@ -9,6 +9,45 @@ import { FACT_KINDS } from './canonical-home.js';
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
 export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
+
+/**
+ * Word sets as numbers, one flat array for all of them: set i is `ids[start[i]] … ids[start[i + 1] − 1]`,
+ * words numbered in the order they were first met (`vocab` of them). 46,000 entries' words take
+ * a few MB this way, where as arrays of strings they took ~50 MB.
+ */
+export interface FlatSets { ids: Int32Array; start: Int32Array; vocab: number }
+
+/** Builds FlatSets one set at a time (a word's number: its first appearance). */
+export class SetBuilder {
+  private idOf = new Map<string, number>();
+  private ids = new Int32Array(1024);
+  private starts: number[] = [0];
+  private n = 0;
+  add(words: readonly string[]): void {
+    if (this.n + words.length > this.ids.length) {
+      const grown = new Int32Array(Math.max(this.ids.length * 2, this.n + words.length));
+      grown.set(this.ids.subarray(0, this.n));
+      this.ids = grown;
+    }
+    for (const w of words) {
+      let id = this.idOf.get(w);
+      if (id === undefined) { id = this.idOf.size; this.idOf.set(w, id); }
+      this.ids[this.n++] = id;
+    }
+    this.starts.push(this.n);
+  }
+  get size(): number { return this.starts.length - 1; }
+  done(): FlatSets {
+    return { ids: this.ids.subarray(0, this.n), start: Int32Array.from(this.starts), vocab: this.idOf.size };
+  }
+}
+
+/** The word sets of `recs` as FlatSets. */
+export function flatSets(recs: readonly { words: readonly string[] }[]): FlatSets {
+  const b = new SetBuilder();
+  for (const r of recs) b.add(r.words);
+  return b.done();
+}
 
 /**
  * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, exactly the pairs an all-pairs
@@ -24,34 +63,32 @@ export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]
  * Only the candidates left are intersected. Pairs come as [earlier, later, similarity] in input
  * order, sorted by the later then the earlier index.
  */
-export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
-  const n = recs.length;
-  // words as numbers, in one global order: rarest first (ties by first appearance)
-  const idOf = new Map<string, number>();
-  const df: number[] = [];
-  const byId = recs.map((r) => {
-    const a = new Int32Array(r.words.length);
-    let k = 0;
-    for (const w of r.words) {
-      let id = idOf.get(w);
-      if (id === undefined) { id = df.length; idOf.set(w, id); df.push(0); }
-      df[id]!++;
-      a[k++] = id;
-    }
-    return a;
-  });
-  const ranked = Array.from({ length: df.length }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
-  const rank = new Int32Array(df.length);
+export function similarPairs(recs: readonly { words: readonly string[] }[] | FlatSets, t: number): [number, number, number][] {
+  const flat = Array.isArray(recs) ? flatSets(recs) : (recs as FlatSets);
+  const n = flat.start.length - 1;
+  const vocab = flat.vocab;
+  // one global order of the words: rarest first (ties by first appearance)
+  const df = new Int32Array(vocab);
+  for (let i = 0; i < flat.start[n]!; i++) df[flat.ids[i]!]!++;
+  const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
+  const rank = new Int32Array(vocab);
   ranked.forEach((id, r) => { rank[id] = r; });
-  const vocab = df.length;
-  const sets = byId.map((a) => {
-    for (let i = 0; i < a.length; i++) a[i] = rank[a[i]!]!;
-    a.sort();
-    let k = 0; // a set: a word said twice counts once
-    for (let i = 0; i < a.length; i++) if (k === 0 || a[i] !== a[k - 1]) a[k++] = a[i]!;
-    return k === a.length ? a : a.slice(0, k);
-  });
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sets[a]!.length - sets[b]!.length || a - b);
+  // each set's words by rank, a word said twice counted once: set x is sets[off[x] … off[x] + len[x] − 1]
+  const sets = new Int32Array(flat.start[n]!);
+  const off = new Int32Array(n);
+  const len = new Int32Array(n);
+  for (let x = 0; x < n; x++) {
+    const a = flat.start[x]!;
+    const b = flat.start[x + 1]!;
+    for (let i = a; i < b; i++) sets[i] = rank[flat.ids[i]!]!;
+    const seg = sets.subarray(a, b);
+    seg.sort();
+    let k = 0;
+    for (let i = 0; i < seg.length; i++) if (k === 0 || seg[i] !== seg[k - 1]) seg[k++] = seg[i]!;
+    off[x] = a;
+    len[x] = k;
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len[a]! - len[b]! || a - b);
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
   const ceil = (x: number): number => Math.ceil(x - eps);
@@ -63,23 +100,23 @@ export function similarPairs(recs: { words: string[] }[], t: number): [number, n
   const out: [number, number, number][] = [];
   const PRUNED = -(1 << 30);
   for (const x of order) {
-    const xs = sets[x]!;
-    const lx = xs.length;
+    const xo = off[x]!;
+    const lx = len[x]!;
     if (lx === 0) continue;
     const probe = lx - ceil(t * lx) + 1;
     const minLen = t * lx - eps;
     for (let p = 0; p < probe; p++) {
-      const w = xs[p]!;
+      const w = sets[xo + p]!;
       const recsW = postRec[w]!;
       const posW = postPos[w]!;
       let s = postStart[w]!;
-      while (s < recsW.length && sets[recsW[s]!]!.length < minLen) s++;
+      while (s < recsW.length && len[recsW[s]!]! < minLen) s++;
       postStart[w] = s;
       for (let k = s; k < recsW.length; k++) {
         const y = recsW[k]!;
         const o = overlap[y]!;
         if (o < 0) continue; // pruned for x
-        const ly = sets[y]!.length;
+        const ly = len[y]!;
         const need = ceil((t / (1 + t)) * (lx + ly));
         const bound = o + 1 + Math.min(lx - p - 1, ly - posW[k]! - 1);
         if (o === 0) touched.push(y);
@@ -88,21 +125,24 @@ export function similarPairs(recs: { words: string[] }[], t: number): [number, n
     }
     for (const y of touched) {
       if (overlap[y]! > 0) {
-        const ys = sets[y]!;
+        const yo = off[y]!;
+        const ly = len[y]!;
         let i = 0;
         let j = 0;
         let inter = 0;
-        while (i < lx && j < ys.length) {
-          if (xs[i] === ys[j]) { inter++; i++; j++; } else if (xs[i]! < ys[j]!) i++; else j++;
+        while (i < lx && j < ly) {
+          const a = sets[xo + i]!;
+          const b = sets[yo + j]!;
+          if (a === b) { inter++; i++; j++; } else if (a < b) i++; else j++;
         }
-        const jac = inter / (lx + ys.length - inter);
+        const jac = inter / (lx + ly - inter);
         if (jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
       }
       overlap[y] = 0;
     }
     touched.length = 0;
     const index = lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-    for (let p = 0; p < index; p++) { postRec[xs[p]!]!.push(x); postPos[xs[p]!]!.push(p); }
+    for (let p = 0; p < index; p++) { postRec[sets[xo + p]!]!.push(x); postPos[sets[xo + p]!]!.push(p); }
   }
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
@@ -125,21 +165,51 @@ function keyWords(key: string): string[] {
   return [...seen];
 }
 
-/** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
+/** The group an entry of this file is compared in, if any. */
+function groupOf(f: MemFile): Rec['group'] | undefined {
+  return FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+}
+
+/** An entry's fact key: memoized for facts (canonical-home reduces the same ones), computed afresh for log entries (nothing else asks, and 46,000 kept keys cost ~10 MB). */
+const keyOf = (e: LocatedEntry, group: Rec['group']): string => (group === 'fact' ? factKey(e) : normalizeFact(e.text));
+
+/** The entries compared, with their folded words (the tests' reference for what the check compares). */
 export function records(snap: Snapshot): Rec[] {
   const out: Rec[] = [];
   for (const f of snap.files) {
     if (f.text === undefined) continue;
-    const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+    const group = groupOf(f);
     if (!group) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const key = factKey(e);
+      const key = keyOf(e, group);
       const words = keyWords(key);
       if (words.length >= 4) out.push({ f, e, key, words, group });
     }
   }
   return out;
+}
+
+/** Each group's entries compared, in records()' order, their words as FlatSets: what the check holds instead of records(). */
+export interface Compared { f: MemFile[]; e: LocatedEntry[]; sets: FlatSets }
+
+export function comparedSets(snap: Snapshot): Record<Rec['group'], Compared> {
+  const g = { fact: { f: [] as MemFile[], e: [] as LocatedEntry[], b: new SetBuilder() }, log: { f: [] as MemFile[], e: [] as LocatedEntry[], b: new SetBuilder() } };
+  for (const f of snap.files) {
+    if (f.text === undefined) continue;
+    const group = groupOf(f);
+    if (!group) continue;
+    const into = g[group];
+    for (const e of snap.entries(f)) {
+      if (e.superseded) continue;
+      const words = keyWords(keyOf(e, group));
+      if (words.length < 4) continue;
+      into.f.push(f);
+      into.e.push(e);
+      into.b.add(words);
+    }
+  }
+  return { fact: { f: g.fact.f, e: g.fact.e, sets: g.fact.b.done() }, log: { f: g.log.f, e: g.log.e, sets: g.log.b.done() } };
 }
 
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
@@ -156,26 +226,28 @@ export const check: Check = {
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
   },
   run(snap, env) {
-    const recs = records(snap);
+    const groups = comparedSets(snap);
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
-      const rs = recs.filter((r) => r.group === group);
-      for (const [i, j, jac] of similarPairs(rs, env.limits.nearDuplicate)) {
-        const a = rs[i]!;
-        const b = rs[j]!;
-        if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
-        if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
-        if (numbersDiffer(a.words, b.words)) continue; // "port 8080" vs "port 8081": two values, not one fact twice
+      const { f, e, sets } = groups[group];
+      for (const [i, j, jac] of similarPairs(sets, env.limits.nearDuplicate)) {
+        const a = e[i]!;
+        const b = e[j]!;
+        if (a.id && a.id === b.id) continue; // the same entry moved (rotation), not a duplicate
+        const ka = keyOf(a, group);
+        const kb = keyOf(b, group);
+        if (group === 'fact' && ka === kb && f[i]!.rel !== f[j]!.rel) continue; // canonical-home reports it
+        if (numbersDiffer(keyWords(ka), keyWords(kb))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
-          file: b.f.rel,
-          line: b.e.line,
-          message: `${Math.round(jac * 100)}% the same as ${a.f.rel}:${a.e.line}`,
+          file: f[j]!.rel,
+          line: b.line,
+          message: `${Math.round(jac * 100)}% the same as ${f[i]!.rel}:${a.line}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: recs.length } };
+    return { findings: out, figures: { entriesCompared: groups.fact.e.length + groups.log.e.length } };
   },
 };
