@@ -17,7 +17,7 @@ import { Dictionary, IntList, TermCoder } from './term-coder.js';
 import { readMemoryText } from './corpus.js';
 import { tokenizerConfigKey } from './tokenize.js';
 import { encodeOnWorkers, workerUrl, type PoolFile, type PoolOptions } from './index-pool.js';
-import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, termHash, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
+import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
 
 /** Term buckets at most (each a spill file while building). */
 const MAX_BUCKETS = 64;
@@ -61,7 +61,8 @@ export class IndexBuilder {
   /** Files read and encoded on worker threads (the rest in this thread). */
   workerFiles = 0;
   private readonly enc = new IntList(16 * 1024);
-  private readonly bucketTerms: string[][];
+  /** Per bucket: its terms' numbers (of this.dict), in the order of their first posting. */
+  private readonly bucketTerms: IntList[];
   /** Per bucket: (local term id, slot, tf << 1 | tag) triples not yet spilled. */
   private readonly buf: Int32Array[];
   private readonly fill: Int32Array;
@@ -86,7 +87,7 @@ export class IndexBuilder {
     mkdirSync(this.dir, { recursive: true });
     // about one posting per 9 bytes of markdown
     this.B = opts.buckets ?? pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
-    this.bucketTerms = Array.from({ length: this.B }, () => []);
+    this.bucketTerms = Array.from({ length: this.B }, () => new IntList(256));
     this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
     this.fill = new Int32Array(this.B);
     this.spilled = new Array<number>(this.B).fill(0);
@@ -181,10 +182,9 @@ export class IndexBuilder {
     if (term >= this.loc.length) { const g = new Int32Array(Math.max(term + 1, this.loc.length * 2)).fill(-1); g.set(this.loc); this.loc = g; }
     let id = this.loc[term]!;
     if (id === -1) {
-      const t = this.dict.terms[term]!;
-      const b = termHash(t) & (this.B - 1);
-      id = this.bucketTerms[b]!.length * this.B + b;
-      this.bucketTerms[b]!.push(t);
+      const b = this.dict.hash(term) & (this.B - 1);
+      id = this.bucketTerms[b]!.n * this.B + b;
+      this.bucketTerms[b]!.push(term);
       this.loc[term] = id;
     }
     const b = id & (this.B - 1);
@@ -242,8 +242,9 @@ export class IndexBuilder {
     let triplesBuf: Int32Array = new Int32Array(0);
     let pairs = new Int32Array(0);
     let out = Buffer.allocUnsafe(64 * 1024);
+    const dict = this.dict;
     for (let b = 0; b < this.B; b++) {
-      const terms = this.bucketTerms[b]!;
+      const terms = this.bucketTerms[b]!.view();
       const triples = this.bucket(b, triplesBuf);
       if (triples.buffer !== triplesBuf.buffer) triplesBuf = triples;
       // counting sort by term (stable: each term's slots stay ascending)
@@ -255,12 +256,12 @@ export class IndexBuilder {
       for (let k = 0; k < triples.length; k += 3) { const o = at[triples[k]!]!++ * 2; pairs[o] = triples[k + 1]!; pairs[o + 1] = triples[k + 2]!; }
       // the bucket's terms by shard
       const byShard: number[][] = Array.from({ length: per }, () => []);
-      for (let t = 0; t < terms.length; t++) byShard[Math.floor((termHash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
+      for (let t = 0; t < terms.length; t++) byShard[Math.floor((dict.hash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
       for (let j = 0; j < per; j++) {
         const ids = byShard[j]!;
         let n = 0;
         let tableBytes = 0;
-        for (const t of ids) { n += start[t + 1]! - start[t]!; tableBytes += 10 + 3 * terms[t]!.length; }
+        for (const t of ids) { n += start[t + 1]! - start[t]!; tableBytes += 10 + 3 * dict.length(terms[t]!); }
         const need = 8 + n * 10 + tableBytes;
         if (out.length < need) out = Buffer.allocUnsafe(Math.max(need, out.length * 2));
         let p = 8;
@@ -280,7 +281,7 @@ export class IndexBuilder {
           const t = ids[x]!;
           out.writeUInt32LE(offs[x]!, p);
           out.writeUInt32LE(start[t + 1]! - start[t]!, p + 4);
-          const len = out.write(terms[t]!, p + 10, 'utf8');
+          const len = dict.utf8(terms[t]!, out, p + 10);
           out.writeUInt16LE(len, p + 8);
           p += 10 + len;
         }
