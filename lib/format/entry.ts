@@ -48,7 +48,8 @@ export interface Entry {
 }
 
 export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
-const ID_TAIL = /\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
+/** The entry's id at the end of its text (at its start too: the text is only the id). */
+const ID_TAIL = /(?:^|\s)\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
 export const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
 const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
 const TYPE = /^\[([A-Z]+)\]\s*/;
@@ -63,24 +64,26 @@ export function parseEntryLine(line: string): Entry | undefined {
   if (!isEntryLine(line)) return undefined;
   let rest = line.slice(2).trimEnd();
   const e: Entry = { text: '', tags: [] };
-  const idm = ID_TAIL.exec(' ' + rest);
+  // (each pattern tried only when the text holds what it must start with)
+  const idm = rest.includes('^') ? ID_TAIL.exec(rest) : null;
   if (idm) {
     e.id = idm[1]!;
-    rest = (' ' + rest).slice(0, idm.index).trim();
+    rest = rest.slice(0, idm.index).trim();
   }
-  const sup = /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest);
+  const sup = rest.startsWith('~~') ? /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest) : null;
   if (sup) {
     e.superseded = true;
     if (sup[2]) e.supersededBy = sup[2];
     rest = sup[1]!.trim();
   }
-  const hm = HEAD.exec(rest);
+  const c0 = rest.charCodeAt(0);
+  const hm = c0 >= 48 && c0 <= 57 ? HEAD.exec(rest) : null;
   if (hm) {
     if (hm[1]) e.date = hm[1];
     e.time = hm[2]!;
     rest = rest.slice(hm[0].length);
   }
-  const tm = TYPE.exec(rest);
+  const tm = rest.charCodeAt(0) === 91 ? TYPE.exec(rest) : null;
   if (tm && isEntryType(tm[1]!)) {
     e.type = tm[1] as EntryType;
     rest = rest.slice(tm[0].length);
