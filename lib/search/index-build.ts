@@ -238,21 +238,27 @@ export class IndexBuilder {
   finish(root: string, dirs: DirRow[]): Manifest {
     const S = Math.max(this.B, pow2AtLeast(this.postings / SHARD_POSTINGS, MAX_SHARDS));
     const per = S / this.B;
-    // scratch arrays reused from bucket to bucket and shard to shard (garbage buffers are collected late)
-    let triplesBuf: Int32Array = new Int32Array(0);
-    let pairs = new Int32Array(0);
+    // scratch arrays sized once for the largest bucket, reused from bucket to bucket and shard to
+    // shard (a garbage buffer is freed only by a later GC: growing them would add to the peak)
+    this.coder = undefined; // (its tables are garbage now)
+    let most = 0;
+    let mostTerms = 0;
+    for (let b = 0; b < this.B; b++) { most = Math.max(most, this.spilled[b]! + this.fill[b]!); mostTerms = Math.max(mostTerms, this.bucketTerms[b]!.n); }
+    const triplesBuf = new Int32Array(most);
+    const pairs = new Int32Array((most / 3) * 2);
+    const startBuf = new Int32Array(mostTerms + 1);
+    const atBuf = new Int32Array(mostTerms);
     let out = Buffer.allocUnsafe(64 * 1024);
     const dict = this.dict;
     for (let b = 0; b < this.B; b++) {
       const terms = this.bucketTerms[b]!.view();
       const triples = this.bucket(b, triplesBuf);
-      if (triples.buffer !== triplesBuf.buffer) triplesBuf = triples;
       // counting sort by term (stable: each term's slots stay ascending)
-      const start = new Int32Array(terms.length + 1);
+      const start = startBuf.subarray(0, terms.length + 1).fill(0);
       for (let k = 0; k < triples.length; k += 3) start[triples[k]! + 1]!++;
       for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
-      const at = start.slice(0, terms.length);
-      if (pairs.length < (triples.length / 3) * 2) pairs = new Int32Array((triples.length / 3) * 2);
+      const at = atBuf.subarray(0, terms.length);
+      at.set(start.subarray(0, terms.length));
       for (let k = 0; k < triples.length; k += 3) { const o = at[triples[k]!]!++ * 2; pairs[o] = triples[k + 1]!; pairs[o + 1] = triples[k + 2]!; }
       // the bucket's terms by shard
       const byShard: number[][] = Array.from({ length: per }, () => []);
