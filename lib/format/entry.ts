@@ -48,8 +48,9 @@ export interface Entry {
 }
 
 export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
-const ID_TAIL = /\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
-const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
+/** The entry's id at the end of its text (at its start too: the text is only the id). */
+const ID_TAIL = /(?:^|\s)\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
+export const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
 const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
 const TYPE = /^\[([A-Z]+)\]\s*/;
 
@@ -63,24 +64,26 @@ export function parseEntryLine(line: string): Entry | undefined {
   if (!isEntryLine(line)) return undefined;
   let rest = line.slice(2).trimEnd();
   const e: Entry = { text: '', tags: [] };
-  const idm = ID_TAIL.exec(' ' + rest);
+  // (each pattern tried only when the text holds what it must start with)
+  const idm = rest.includes('^') ? ID_TAIL.exec(rest) : null;
   if (idm) {
     e.id = idm[1]!;
-    rest = (' ' + rest).slice(0, idm.index).trim();
+    rest = rest.slice(0, idm.index).trim();
   }
-  const sup = /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest);
+  const sup = rest.startsWith('~~') ? /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest) : null;
   if (sup) {
     e.superseded = true;
     if (sup[2]) e.supersededBy = sup[2];
     rest = sup[1]!.trim();
   }
-  const hm = HEAD.exec(rest);
+  const c0 = rest.charCodeAt(0);
+  const hm = c0 >= 48 && c0 <= 57 ? HEAD.exec(rest) : null;
   if (hm) {
     if (hm[1]) e.date = hm[1];
     e.time = hm[2]!;
     rest = rest.slice(hm[0].length);
   }
-  const tm = TYPE.exec(rest);
+  const tm = rest.charCodeAt(0) === 91 ? TYPE.exec(rest) : null;
   if (tm && isEntryType(tm[1]!)) {
     e.type = tm[1] as EntryType;
     rest = rest.slice(tm[0].length);
@@ -91,9 +94,39 @@ export function parseEntryLine(line: string): Entry | undefined {
 }
 
 export function extractTags(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.matchAll(TAG_RE)) out.add(m[1]!.toLowerCase().replace(/[/-]+$/, ''));
-  return [...out];
+  const out: string[] = [];
+  forEachTag(text, (m) => {
+    const c = m.charCodeAt(m.length - 1);
+    const t = c === 47 || c === 45 ? m.toLowerCase().replace(/[/-]+$/, '') : m.toLowerCase();
+    if (!out.includes(t)) out.push(t);
+  });
+  return out;
+}
+
+const TAG_BODY = /[\p{L}][\p{L}\p{N}_/-]*/uy;
+const TAG_BEFORE = /[\s(]/;
+
+/**
+ * Each inline tag of `text` without its marker, in order: what matchAll(TAG_RE) gives as group 1
+ * (a # or ＃ at the start or after a space or "(", then a letter and letters, digits, _ / -),
+ * found from the markers (indexOf) instead of trying the pattern at every character, as an
+ * index build does for every entry. (A tag's letters never include a marker, so the matches
+ * cannot overlap differently; entry.test.ts compares the two.)
+ */
+export function forEachTag(text: string, f: (tag: string) => void): void {
+  let hash = text.indexOf('#');
+  let wide = text.indexOf('＃');
+  while (hash >= 0 || wide >= 0) {
+    const p = wide < 0 || (hash >= 0 && hash < wide) ? hash : wide;
+    let next = p + 1;
+    if (p === 0 || TAG_BEFORE.test(text[p - 1]!)) {
+      TAG_BODY.lastIndex = p + 1;
+      const m = TAG_BODY.exec(text);
+      if (m) { f(m[0]); next = TAG_BODY.lastIndex; }
+    }
+    if (hash >= 0 && hash < next) hash = text.indexOf('#', next);
+    if (wide >= 0 && wide < next) wide = text.indexOf('＃', next);
+  }
 }
 
 /** Format an entry as one line (no trailing newline). Text must already be one line. */

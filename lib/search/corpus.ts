@@ -129,6 +129,9 @@ export function indexFile(path: string, text: string, mtimeMs = 0, size = text.l
   return { path, mtimeMs, size, docs: fileDocsFromText(path, text) };
 }
 
+/** readMemoryText's buffer, reused (the text is copied out of it): an index build reads every file, and each buffer of its own would be freed only by a later GC. */
+let readBuf: Buffer | undefined;
+
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /**
@@ -143,10 +146,13 @@ export function readMemoryText(root: string, rel: string): { text: string; mtime
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
+    if (!readBuf || readBuf.length < st.size) readBuf = Buffer.allocUnsafe(Math.max(st.size, 2 * (readBuf?.length ?? 32 * 1024)));
+    const buf = readBuf;
     let off = 0;
-    for (let n; off < buf.length && (n = readSync(fd, buf, off, buf.length - off, off)) > 0;) off += n;
-    const text = buf.toString('utf8', 0, off).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+    for (let n; off < st.size && (n = readSync(fd, buf, off, st.size - off, off)) > 0;) off += n;
+    let text = buf.toString('utf8', 0, off);
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
     return { text, mtimeMs: st.mtimeMs, size: st.size };
   } catch {
     return undefined;

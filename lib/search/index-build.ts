@@ -17,7 +17,7 @@ import { Dictionary, IntList, TermCoder } from './term-coder.js';
 import { readMemoryText } from './corpus.js';
 import { tokenizerConfigKey } from './tokenize.js';
 import { encodeOnWorkers, workerUrl, type PoolFile, type PoolOptions } from './index-pool.js';
-import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, termHash, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
+import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
 
 /** Term buckets at most (each a spill file while building). */
 const MAX_BUCKETS = 64;
@@ -61,7 +61,8 @@ export class IndexBuilder {
   /** Files read and encoded on worker threads (the rest in this thread). */
   workerFiles = 0;
   private readonly enc = new IntList(16 * 1024);
-  private readonly bucketTerms: string[][];
+  /** Per bucket: its terms' numbers (of this.dict), in the order of their first posting. */
+  private readonly bucketTerms: IntList[];
   /** Per bucket: (local term id, slot, tf << 1 | tag) triples not yet spilled. */
   private readonly buf: Int32Array[];
   private readonly fill: Int32Array;
@@ -86,7 +87,7 @@ export class IndexBuilder {
     mkdirSync(this.dir, { recursive: true });
     // about one posting per 9 bytes of markdown
     this.B = opts.buckets ?? pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
-    this.bucketTerms = Array.from({ length: this.B }, () => []);
+    this.bucketTerms = Array.from({ length: this.B }, () => new IntList(256));
     this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
     this.fill = new Int32Array(this.B);
     this.spilled = new Array<number>(this.B).fill(0);
@@ -181,10 +182,9 @@ export class IndexBuilder {
     if (term >= this.loc.length) { const g = new Int32Array(Math.max(term + 1, this.loc.length * 2)).fill(-1); g.set(this.loc); this.loc = g; }
     let id = this.loc[term]!;
     if (id === -1) {
-      const t = this.dict.terms[term]!;
-      const b = termHash(t) & (this.B - 1);
-      id = this.bucketTerms[b]!.length * this.B + b;
-      this.bucketTerms[b]!.push(t);
+      const b = this.dict.hash(term) & (this.B - 1);
+      id = this.bucketTerms[b]!.n * this.B + b;
+      this.bucketTerms[b]!.push(term);
       this.loc[term] = id;
     }
     const b = id & (this.B - 1);
@@ -238,29 +238,36 @@ export class IndexBuilder {
   finish(root: string, dirs: DirRow[]): Manifest {
     const S = Math.max(this.B, pow2AtLeast(this.postings / SHARD_POSTINGS, MAX_SHARDS));
     const per = S / this.B;
-    // scratch arrays reused from bucket to bucket and shard to shard (garbage buffers are collected late)
-    let triplesBuf: Int32Array = new Int32Array(0);
-    let pairs = new Int32Array(0);
+    // scratch arrays sized once for the largest bucket, reused from bucket to bucket and shard to
+    // shard (a garbage buffer is freed only by a later GC: growing them would add to the peak)
+    this.coder = undefined; // (its tables are garbage now)
+    let most = 0;
+    let mostTerms = 0;
+    for (let b = 0; b < this.B; b++) { most = Math.max(most, this.spilled[b]! + this.fill[b]!); mostTerms = Math.max(mostTerms, this.bucketTerms[b]!.n); }
+    const triplesBuf = new Int32Array(most);
+    const pairs = new Int32Array((most / 3) * 2);
+    const startBuf = new Int32Array(mostTerms + 1);
+    const atBuf = new Int32Array(mostTerms);
     let out = Buffer.allocUnsafe(64 * 1024);
+    const dict = this.dict;
     for (let b = 0; b < this.B; b++) {
-      const terms = this.bucketTerms[b]!;
+      const terms = this.bucketTerms[b]!.view();
       const triples = this.bucket(b, triplesBuf);
-      if (triples.buffer !== triplesBuf.buffer) triplesBuf = triples;
       // counting sort by term (stable: each term's slots stay ascending)
-      const start = new Int32Array(terms.length + 1);
+      const start = startBuf.subarray(0, terms.length + 1).fill(0);
       for (let k = 0; k < triples.length; k += 3) start[triples[k]! + 1]!++;
       for (let t = 0; t < terms.length; t++) start[t + 1]! += start[t]!;
-      const at = start.slice(0, terms.length);
-      if (pairs.length < (triples.length / 3) * 2) pairs = new Int32Array((triples.length / 3) * 2);
+      const at = atBuf.subarray(0, terms.length);
+      at.set(start.subarray(0, terms.length));
       for (let k = 0; k < triples.length; k += 3) { const o = at[triples[k]!]!++ * 2; pairs[o] = triples[k + 1]!; pairs[o + 1] = triples[k + 2]!; }
       // the bucket's terms by shard
       const byShard: number[][] = Array.from({ length: per }, () => []);
-      for (let t = 0; t < terms.length; t++) byShard[Math.floor((termHash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
+      for (let t = 0; t < terms.length; t++) byShard[Math.floor((dict.hash(terms[t]!) & (S - 1)) / this.B)]!.push(t);
       for (let j = 0; j < per; j++) {
         const ids = byShard[j]!;
         let n = 0;
         let tableBytes = 0;
-        for (const t of ids) { n += start[t + 1]! - start[t]!; tableBytes += 10 + 3 * terms[t]!.length; }
+        for (const t of ids) { n += start[t + 1]! - start[t]!; tableBytes += 10 + 3 * dict.length(terms[t]!); }
         const need = 8 + n * 10 + tableBytes;
         if (out.length < need) out = Buffer.allocUnsafe(Math.max(need, out.length * 2));
         let p = 8;
@@ -280,7 +287,7 @@ export class IndexBuilder {
           const t = ids[x]!;
           out.writeUInt32LE(offs[x]!, p);
           out.writeUInt32LE(start[t + 1]! - start[t]!, p + 4);
-          const len = out.write(terms[t]!, p + 10, 'utf8');
+          const len = dict.utf8(terms[t]!, out, p + 10);
           out.writeUInt16LE(len, p + 8);
           p += 10 + len;
         }

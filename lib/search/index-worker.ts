@@ -30,7 +30,7 @@ port.on('message', (paths: string[]) => {
       const r = readMemoryText(root, paths[i]!);
       entries[i] = r ? coder.encodeFile(paths[i]!, r.text, out) : -1;
     }
-    const terms = dict.terms.slice(sent);
+    const terms = dict.termsFrom(sent);
     sent = dict.size;
     const data = out.view().slice();
     answer = { reset, terms, entries, data };

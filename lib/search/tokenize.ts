@@ -169,49 +169,86 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 
 /**
- * LATIN_TOKEN's matches in an ASCII-only string, found without the regular expression (an index
- * build tokenizes every word of the memory): a date, a number (with . , : groups) and the letters
- * right after it, or a word (letters, digits, _, and 'letters groups). The same tokens as
- * matchAll(LATIN_TOKEN) on ASCII (tokenize.test.ts compares them).
+ * LATIN_TOKEN's matches in ASCII text, found without the regular expression (an index build
+ * tokenizes every word of the memory): a date, a number (with . , : groups) and the letters right
+ * after it, or a word (letters, digits, _, and 'letters groups). The text is its bytes b[0, n),
+ * with b[n] = 0 (no token character: the scanner reads one byte past a token without a bound
+ * check); each token's [start, end) goes to `spans` (room for 2n values), and the number of values
+ * written is returned. The same tokens as matchAll(LATIN_TOKEN) on ASCII (tokenize.test.ts compares them).
  */
-function asciiTokens(s: string, sink: TokenSink): void {
-  const n = s.length;
+export function asciiSpans(b: Uint8Array, n: number, spans: Int32Array): number {
   let i = 0;
+  let k = 0;
   while (i < n) {
-    const c = s.charCodeAt(i);
+    const c = b[i]!;
     const start = i;
     if (isDigit(c)) {
-      if (i + 10 <= n && isDigit(s.charCodeAt(i + 1)) && isDigit(s.charCodeAt(i + 2)) && isDigit(s.charCodeAt(i + 3)) && s.charCodeAt(i + 4) === 45 && isDigit(s.charCodeAt(i + 5)) && isDigit(s.charCodeAt(i + 6)) && s.charCodeAt(i + 7) === 45 && isDigit(s.charCodeAt(i + 8)) && isDigit(s.charCodeAt(i + 9))) {
+      if (i + 10 <= n && isDigit(b[i + 1]!) && isDigit(b[i + 2]!) && isDigit(b[i + 3]!) && b[i + 4] === 45 && isDigit(b[i + 5]!) && isDigit(b[i + 6]!) && b[i + 7] === 45 && isDigit(b[i + 8]!) && isDigit(b[i + 9]!)) {
         i += 10;
       } else {
-        while (i < n && isDigit(s.charCodeAt(i))) i++;
+        while (isDigit(b[i]!)) i++;
         for (;;) {
-          const d = s.charCodeAt(i);
-          if ((d === 46 || d === 44 || d === 58) && i + 1 < n && isDigit(s.charCodeAt(i + 1))) {
+          const d = b[i];
+          if ((d === 46 || d === 44 || d === 58) && i + 1 < n && isDigit(b[i + 1]!)) {
             i += 2;
-            while (i < n && isDigit(s.charCodeAt(i))) i++;
+            while (isDigit(b[i]!)) i++;
           } else break;
         }
-        while (i < n && isLetter(s.charCodeAt(i))) i++;
+        while (isLetter(b[i]!)) i++;
       }
     } else if (isLetter(c)) {
       i++;
       for (;;) {
-        const d = s.charCodeAt(i);
+        const d = b[i]!;
         if (isLetter(d) || isDigit(d) || d === 95) i++;
         else break;
       }
-      while (i + 1 < n && s.charCodeAt(i) === 39 && isLetter(s.charCodeAt(i + 1))) {
+      while (b[i] === 39 && i + 1 < n && isLetter(b[i + 1]!)) {
         i += 2;
-        while (i < n && isLetter(s.charCodeAt(i))) i++;
+        while (isLetter(b[i]!)) i++;
       }
     } else { i++; continue; }
-    sink.latin(s, start, i);
+    spans[k++] = start;
+    spans[k++] = i;
   }
+  return k;
+}
+
+/** Is `text` ASCII only? */
+export function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+
+/**
+ * ASCII `text`'s bytes, lower-cased, in `into` (a larger buffer when it is short, returned) with
+ * a 0 after them, ready for asciiSpans.
+ */
+export function lowerAsciiBytes(text: string, into: Buffer): Buffer {
+  const n = text.length;
+  const b = into.length > n ? into : Buffer.allocUnsafe(Math.max(n + 1, 2 * into.length));
+  b.write(text, 0, n, 'latin1');
+  for (let i = 0; i < n; i++) { const c = b[i]!; if (c >= 65 && c <= 90) b[i] = c + 32; }
+  b[n] = 0;
+  return b;
+}
+
+let scanBytes: Buffer = Buffer.allocUnsafe(1024);
+let scanSpans = new Int32Array(2048);
+
+/** asciiTokens of ASCII text already folded (lower case), to the sink. */
+function asciiTokens(s: string, sink: TokenSink): void {
+  const n = s.length;
+  const b = (scanBytes = lowerAsciiBytes(s, scanBytes));
+  if (scanSpans.length < 2 * n) scanSpans = new Int32Array(2 * n);
+  const spans = scanSpans;
+  const k = asciiSpans(b, n, spans);
+  for (let j = 0; j < k; j += 2) sink.latin(s, spans[j]!, spans[j + 1]!);
 }
 
 /** The tokens of `text`, in order, to `sink` (an index build maps them to term numbers). */
 export function tokenizeInto(text: string, sink: TokenSink): void {
+  // ASCII (most of a memory): NFKC, the Han table and the full folds leave it as it is, and there is no CJK run
+  if (!NON_ASCII.test(text)) { asciiTokens(text.toLowerCase(), sink); return; }
   const norm = fold(text);
   const parts = CJK_RUN.test(norm) ? norm.split(SPLIT_CJK) : [norm];
   for (let i = 0; i < parts.length; i++) {

@@ -13,7 +13,7 @@
  *   cannot read.
  */
 import { classify, type FileKind, type Tier } from '../format/layout.js';
-import { isEntryType, parseEntryLine, type EntryType } from '../format/entry.js';
+import { forEachTag, isEntryType, parseEntryLine, type EntryType } from '../format/entry.js';
 import { parseFrontmatter } from '../format/frontmatter.js';
 
 export interface Unit {
@@ -149,9 +149,11 @@ export function fileUnits(rel: string, text: string): Unit[] {
   let title = fm.title ?? '';
   let section: { start: number; end: number; lines: string[] } | undefined;
   let entry: Unit | undefined;
+  /** The heading path (headingPath()), kept until a heading changes it. */
+  let heading: string | undefined;
 
   const base = (line: number): Unit => {
-    const u: Unit = { path: info.rel, line, endLine: line, tags: [...fm!.tags], tier: info.tier, kind: info.kind, heading: headingPath(), text: '' };
+    const u: Unit = { path: info.rel, line, endLine: line, tags: [...fm!.tags], tier: info.tier, kind: info.kind, heading: heading ??= headingPath(), text: '' };
     if (fileDate) u.date = fileDate;
     if (fileType) u.type = fileType;
     return u;
@@ -162,10 +164,10 @@ export function fileUnits(rel: string, text: string): Unit[] {
       const u = base(section.start);
       u.endLine = section.end;
       u.text = section.lines.join('\n').trim();
-      for (const m of u.text.matchAll(/(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu)) {
-        const t = m[1]!.toLowerCase();
+      forEachTag(u.text, (m) => {
+        const t = m.toLowerCase();
         if (!u.tags.includes(t)) u.tags.push(t);
-      }
+      });
       out.push(u);
     }
     section = undefined;
@@ -179,9 +181,12 @@ export function fileUnits(rel: string, text: string): Unit[] {
   let inFence = false;
   for (let i = fm.lines; i < lines.length; i++) {
     const l = lines[i]!;
-    if (/^\s*(```|~~~)/.test(l)) inFence = !inFence;
+    // (each pattern tried only when the line's first character can start it)
+    const c0 = l.charCodeAt(0);
+    const space = c0 === 32 || c0 === 9 || (c0 >= 10 && c0 <= 13) || c0 >= 0xa0;
+    if ((space || c0 === 96 || c0 === 126) && /^\s*(```|~~~)/.test(l)) inFence = !inFence;
     if (!inFence) {
-      const h = HEADING.exec(l);
+      const h = c0 === 35 ? HEADING.exec(l) : null;
       if (h) {
         flushSection();
         entry = undefined;
@@ -190,17 +195,18 @@ export function fileUnits(rel: string, text: string): Unit[] {
         if (level === 1 && !title) title = textH;
         headings.length = Math.max(0, level - 1);
         headings[level - 1] = level === 1 && textH === title ? '' : textH;
+        heading = undefined;
         // a section is cited from its heading line
         section = { start: i + 1, end: i + 1, lines: [] };
         continue;
       }
-      if (entry && /^\s+\S/.test(l) && !/^[-*] /.test(l)) {
+      if (entry && space && /^\s+\S/.test(l)) {
         entry.text += '\n' + l.trim();
         entry.endLine = i + 1;
         continue;
       }
       entry = undefined;
-      const e = /^[-*] \S/.test(l) ? parseEntryLine(l) : undefined;
+      const e = (c0 === 45 || c0 === 42) && /^[-*] \S/.test(l) ? parseEntryLine(l) : undefined;
       if (e && (isLog || e.time || e.type || e.id)) {
         flushSection();
         const u = base(i + 1);

@@ -2,7 +2,7 @@
  * Entry lines: regressions found by the property tests (test/property/entry.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { formatEntryLine, parseEntryLine } from '../../lib/format/entry.js';
+import { extractTags, forEachTag, formatEntryLine, parseEntryLine, TAG_RE } from '../../lib/format/entry.js';
 
 describe('entry lines', () => {
   it('an entry that is only its id stays a bullet when written back (was "-  ^id", no longer an entry)', () => {
@@ -10,5 +10,24 @@ describe('entry lines', () => {
     expect(e).toEqual({ text: '', tags: [], id: 'abcdef123456' });
     expect(formatEntryLine(e)).toBe('- ^abcdef123456');
     expect(parseEntryLine(formatEntryLine(e))).toEqual(e);
+  });
+});
+
+describe('inline tags', () => {
+  // the pattern's own matches, as extractTags found them before it scanned from the markers
+  const byRegex = (text: string): string[] => [...text.matchAll(TAG_RE)].map((m) => m[1]!);
+  const scanned = (text: string): string[] => { const out: string[] = []; forEachTag(text, (t) => out.push(t)); return out; };
+
+  it('finds what TAG_RE matches, in order, on crafted and random texts', () => {
+    const cases = ['#a #b', '#a#b', 'x#a (#b) ＃中文 #c-d/ #_no #1no', '(#x', '\u00a0#nbsp\u3000＃wide', 'a ＃#b #＃c', '#', '# a', '🙂#x 🙂 #y', '##x ＃＃y', ''];
+    let seed = 11;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const alphabet = ['#', '＃', ' ', '(', 'a', 'Z', '1', '_', '/', '-', '中', '🙂', '\n', '\u3000', ')'];
+    for (let k = 0; k < 3000; k++) cases.push(Array.from({ length: 1 + Math.floor(rnd() * 24) }, () => alphabet[Math.floor(rnd() * alphabet.length)]!).join(''));
+    for (const c of cases) expect(scanned(c), JSON.stringify(c)).toEqual(byRegex(c));
+  });
+
+  it('extractTags lower-cases, trims trailing / and -, and keeps each once', () => {
+    expect(extractTags('#Deploy #deploy #infra/ #on-call- (#X) mid#no')).toEqual(['deploy', 'infra', 'on-call', 'x']);
   });
 });

@@ -46,7 +46,7 @@ function viaCoder(coder: TermCoder, rel: string, text: string): (string | number
     const n = a[at + 1]!;
     out.push(a[at]!, n);
     at += 2;
-    for (let k = 0; k < n; k++, at += 2) out.push(coder.dict.terms[a[at]!]!, a[at + 1]!);
+    for (let k = 0; k < n; k++, at += 2) out.push(coder.dict.term(a[at]!), a[at + 1]!);
   }
   return out;
 }
