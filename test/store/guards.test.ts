@@ -11,7 +11,7 @@ import { rmTree, tmpTree } from '../helpers.js';
 import { snapshotBytes, store, thrown } from './util.js';
 import { readMemoryFile } from '../../lib/store/store.js';
 import { assertSessionId, resolveInside } from '../../lib/store/guards/paths.js';
-import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from '../../lib/store/guards/text.js';
+import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, printable, printableJson, sanitizeText } from '../../lib/store/guards/text.js';
 import { FrontmatterError, parseFrontmatter } from '../../lib/format/frontmatter.js';
 
 let root: string;
@@ -328,5 +328,21 @@ describe('decodeStrict decodes as a fatal TextDecoder does', () => {
       expect(decodeStrict(buf, 'x.md'), JSON.stringify(bytes)).toBe(want.replace(/\r\n?/g, '\n'));
     }
     expect(valid).toBeGreaterThan(2000);
+  });
+});
+
+describe('printable and printableJson', () => {
+  it('escape exactly the control and bidi code units, and return other text as it is', async () => {
+    const { seededRandom } = await import('../../lib/core/random.js');
+    const rnd = seededRandom(6);
+    const chars = ['a', ' ', '\t', '\n', '\r', '\u0000', '\u001b', '\u007f', '\u0085', '\u009f', '\u00a0', '\u202a', '\u202e', '\u202f', '\u2066', '\u2069', '中', '😀'];
+    const hex = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    for (let k = 0; k < 10_000; k++) {
+      let s = '';
+      for (let j = Math.floor(rnd() * 10); j > 0; j--) s += chars[Math.floor(rnd() * chars.length)];
+      // eslint-disable-next-line no-control-regex
+      expect(printable(s), JSON.stringify(s)).toBe(s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, hex));
+      expect(printableJson(s), JSON.stringify(s)).toBe(s.replace(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, hex));
+    }
   });
 });

@@ -26,9 +26,13 @@ function hidden(c: number): boolean {
 }
 
 /** Replace the code units `hidden` selects (and, with `alsoC0` false, only non-C0 ones) by `\\uXXXX`. */
+/** Does the text hold a code unit `hidden` selects (with or without the C0 controls)? A native scan: most output holds none. */
+// eslint-disable-next-line no-control-regex
+const ANY_HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const ANY_HIDDEN_BUT_C0 = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
 function escapeHidden(text: string, alsoC0: boolean): string {
-  // a plain loop, no regular expression: this runs on every command's output, also in a process
-  // that changed V8's regexp flags (lib/core/regexp.ts) after its patterns were first compiled
+  if (!(alsoC0 ? ANY_HIDDEN : ANY_HIDDEN_BUT_C0).test(text)) return text;
   let out: string | undefined;
   let from = 0;
   for (let i = 0; i < text.length; i++) {
