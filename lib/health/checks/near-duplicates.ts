@@ -1,14 +1,21 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
-import { compareWords } from '../../format/compare.js';
+import { KeyWordIds, Vocab } from '../key-words.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 
 /** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
-export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
+/** An entry compared: its file, the entry, its group, and its distinct words as numbers of `vocab`. */
+export class Rec {
+  constructor(readonly f: MemFile, readonly e: LocatedEntry, readonly group: 'fact' | 'log', readonly ids: number[], private readonly vocab: Vocab) {}
+  /** The words compared (keyWords of the fact key). */
+  get words(): string[] { return Array.from(this.ids, (id) => this.vocab.words[id]!); }
+  /** The entry's fact key (normalizeFact). */
+  get key(): string { return factKey(this.e); }
+}
 
 /**
  * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, exactly the pairs an all-pairs
@@ -25,33 +32,37 @@ export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]
  * order, sorted by the later then the earlier index.
  */
 export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
-  const n = recs.length;
-  // words as numbers, in one global order: rarest first (ties by first appearance)
-  const idOf = new Map<string, number>();
-  const df: number[] = [];
-  const byId = recs.map((r) => {
-    const a = new Int32Array(r.words.length);
-    let k = 0;
-    for (const w of r.words) {
-      let id = idOf.get(w);
-      if (id === undefined) { id = df.length; idOf.set(w, id); df.push(0); }
-      df[id]!++;
-      a[k++] = id;
-    }
-    return a;
-  });
-  const ranked = Array.from({ length: df.length }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
-  const rank = new Int32Array(df.length);
+  const vocab = new Vocab();
+  const sets = recs.map((r) => [...new Set(r.words)].map((w) => vocab.id(w)));
+  return similarIdPairs(sets, vocab.size, t);
+}
+
+/** similarPairs over sets of distinct word numbers below `vocab` (the sets are not changed). */
+export function similarIdPairs(byId: readonly (readonly number[])[], vocab: number, t: number): [number, number, number][] {
+  const n = byId.length;
+  // words in one global order: rarest first (ties by number, that is by first appearance)
+  const df = new Int32Array(vocab);
+  let total = 0;
+  for (const a of byId) { total += a.length; for (const id of a) df[id]!++; }
+  const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
+  const rank = new Int32Array(vocab);
   ranked.forEach((id, r) => { rank[id] = r; });
-  const vocab = df.length;
-  const sets = byId.map((a) => {
-    for (let i = 0; i < a.length; i++) a[i] = rank[a[i]!]!;
-    a.sort();
-    let k = 0; // a set: a word said twice counts once
-    for (let i = 0; i < a.length; i++) if (k === 0 || a[i] !== a[k - 1]) a[k++] = a[i]!;
-    return k === a.length ? a : a.slice(0, k);
-  });
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sets[a]!.length - sets[b]!.length || a - b);
+  // every set's ranks, ascending, in one array: set y is flat[off[y] .. off[y + 1])
+  const off = new Int32Array(n + 1);
+  const flat = new Int32Array(total);
+  for (let y = 0, at = 0; y < n; y++) {
+    const a = byId[y]!;
+    off[y] = at;
+    for (const id of a) {
+      const r = rank[id]!;
+      let k = at++;
+      while (k > off[y]! && flat[k - 1]! > r) { flat[k] = flat[k - 1]!; k--; }
+      flat[k] = r;
+    }
+    off[n] = at;
+  }
+  const len = (y: number): number => off[y + 1]! - off[y]!;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len(a) - len(b) || a - b);
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
   const ceil = (x: number): number => Math.ceil(x - eps);
@@ -63,23 +74,23 @@ export function similarPairs(recs: { words: string[] }[], t: number): [number, n
   const out: [number, number, number][] = [];
   const PRUNED = -(1 << 30);
   for (const x of order) {
-    const xs = sets[x]!;
-    const lx = xs.length;
+    const xs = off[x]!;
+    const lx = len(x);
     if (lx === 0) continue;
     const probe = lx - ceil(t * lx) + 1;
     const minLen = t * lx - eps;
     for (let p = 0; p < probe; p++) {
-      const w = xs[p]!;
+      const w = flat[xs + p]!;
       const recsW = postRec[w]!;
       const posW = postPos[w]!;
       let s = postStart[w]!;
-      while (s < recsW.length && sets[recsW[s]!]!.length < minLen) s++;
+      while (s < recsW.length && len(recsW[s]!) < minLen) s++;
       postStart[w] = s;
       for (let k = s; k < recsW.length; k++) {
         const y = recsW[k]!;
         const o = overlap[y]!;
         if (o < 0) continue; // pruned for x
-        const ly = sets[y]!.length;
+        const ly = len(y);
         const need = ceil((t / (1 + t)) * (lx + ly));
         const bound = o + 1 + Math.min(lx - p - 1, ly - posW[k]! - 1);
         if (o === 0) touched.push(y);
@@ -88,21 +99,25 @@ export function similarPairs(recs: { words: string[] }[], t: number): [number, n
     }
     for (const y of touched) {
       if (overlap[y]! > 0) {
-        const ys = sets[y]!;
-        let i = 0;
-        let j = 0;
+        const ly = len(y);
+        let i = xs;
+        let j = off[y]!;
+        const iEnd = xs + lx;
+        const jEnd = j + ly;
         let inter = 0;
-        while (i < lx && j < ys.length) {
-          if (xs[i] === ys[j]) { inter++; i++; j++; } else if (xs[i]! < ys[j]!) i++; else j++;
+        while (i < iEnd && j < jEnd) {
+          const a = flat[i]!;
+          const b = flat[j]!;
+          if (a === b) { inter++; i++; j++; } else if (a < b) i++; else j++;
         }
-        const jac = inter / (lx + ys.length - inter);
+        const jac = inter / (lx + ly - inter);
         if (jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
       }
       overlap[y] = 0;
     }
     touched.length = 0;
     const index = lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-    for (let p = 0; p < index; p++) { postRec[xs[p]!]!.push(x); postPos[xs[p]!]!.push(p); }
+    for (let p = 0; p < index; p++) { postRec[flat[xs + p]!]!.push(x); postPos[flat[xs + p]!]!.push(p); }
   }
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
@@ -114,29 +129,18 @@ export function numbersDiffer(a: string[], b: string[]): boolean {
   return a.some((w) => /\d/.test(w) && !sb.has(w)) || b.some((w) => /\d/.test(w) && !sa.has(w));
 }
 
-const HAN = /[\u3400-\u9fff]/;
-
-/** The words compared of a fact key: one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2"). */
-function keyWords(key: string): string[] {
-  // without CJK, compareWords is the key's words
-  const all = HAN.test(key) ? compareWords(key) : key.split(' ');
-  const seen = new Set<string>();
-  for (const w of all) if (w.length > 1 || (w.length === 1 && ((w >= '0' && w <= '9') || HAN.test(w)))) seen.add(w);
-  return [...seen];
-}
-
 /** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
-export function records(snap: Snapshot): Rec[] {
+export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
   const out: Rec[] = [];
+  const words = new KeyWordIds(vocab);
   for (const f of snap.files) {
     if (f.text === undefined) continue;
     const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
     if (!group) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const key = factKey(e);
-      const words = keyWords(key);
-      if (words.length >= 4) out.push({ f, e, key, words, group });
+      const ids = words.of(e.text);
+      if (ids.length >= 4) out.push(new Rec(f, e, group, ids, vocab));
     }
   }
   return out;
@@ -156,11 +160,12 @@ export const check: Check = {
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
   },
   run(snap, env) {
-    const recs = records(snap);
+    const vocab = new Vocab();
+    const recs = records(snap, vocab);
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
       const rs = recs.filter((r) => r.group === group);
-      for (const [i, j, jac] of similarPairs(rs, env.limits.nearDuplicate)) {
+      for (const [i, j, jac] of similarIdPairs(rs.map((r) => r.ids), vocab.size, env.limits.nearDuplicate)) {
         const a = rs[i]!;
         const b = rs[j]!;
         if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
