@@ -2,7 +2,7 @@
  * Findings kept between runs, in `.memtier/health-files.json` (written with health.json by every
  * full run): for each file its size,
  * its mtime and the findings of the checks that depend on that file alone (syntax, but for a
- * `superseded by ^id` naming an entry elsewhere, and secrets), plus what a check asked to keep
+ * `superseded by ^id` naming an entry elsewhere, secrets, and wal-integrity's torn last line), plus what a check asked to keep
  * about one file (CheckOutput.keep: decision-links keeps MEMORY.md's links as remark parsed them).
  * Every run after trusts them where a file's stats still match, so it reads, scans and parses
  * only the files that changed since the last full run: `health --quiet` does not read the others
@@ -14,10 +14,14 @@ import { version } from '../core/version.js';
 import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import { fileFindings as secretFindings } from './checks/secrets.js';
 import { allIds, danglingFindings, fileFindings as syntaxFindings, isFileLocal } from './checks/syntax.js';
+import { isTornFinding } from './checks/wal-integrity.js';
 import type { Finding, Severity } from './types.js';
 
 /** The checks whose per-file findings are kept. */
 export const REUSED: readonly string[] = ['syntax', 'secrets'];
+
+/** Which kept findings depend on their file alone, by check: syntax's and secrets' (reused whole), wal-integrity's torn last lines. */
+const LOCAL: Record<string, (x: Finding) => boolean> = { syntax: isFileLocal, secrets: () => true, 'wal-integrity': isTornFinding };
 
 /** A change this close to the run (ms) is not trusted to show in the stats. */
 export const RACY_MS = 2000;
@@ -44,9 +48,9 @@ export interface Kept {
  */
 export function buildReuse(snap: Snapshot, byCheck: Map<string, Finding[]>, atMs: number, keep: Map<string, { file: string; data: unknown }> = new Map()): ReuseSection {
   const byFile = new Map<string, Stored[]>();
-  for (const id of REUSED) {
+  for (const [id, local] of Object.entries(LOCAL)) {
     for (const x of byCheck.get(id) ?? []) {
-      if (!x.file || (id === 'syntax' && !isFileLocal(x))) continue;
+      if (!x.file || !local(x)) continue;
       const l = byFile.get(x.file) ?? [];
       l.push([x.check, x.severity, x.line ?? null, x.message, x.fix ?? null]);
       byFile.set(x.file, l);
@@ -82,6 +86,17 @@ export function parseReuse(json: string | undefined): Kept | undefined {
     if (Array.isArray(rec) && rec.length === 4) checks.set(id, { rel: rec[0], size: rec[1], mtimeMs: rec[2], data: rec[3] });
   }
   return { files, checks };
+}
+
+/**
+ * env.keptFindings over what the last full run kept: `check`'s findings about `f` alone while f's
+ * stats match (wal-integrity: its torn last line, if any).
+ */
+export function keptFindings(kept: Kept | undefined): (check: string, f: MemFile) => Finding[] | undefined {
+  return (check, f) => {
+    const k = kept?.files.get(f.rel);
+    return k && k.size === f.size && k.mtimeMs === f.mtimeMs ? k.findings.filter((x) => x.check === check) : undefined;
+  };
 }
 
 /** env.kept over what the last full run kept: a check's data about `f` while f's stats match. */

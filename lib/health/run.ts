@@ -16,7 +16,7 @@ import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
 import { HEALTH_FILES_JSON } from './report.js';
-import { buildReuse, keptData, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
+import { buildReuse, keptData, keptFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
 export interface HealthOptions {
@@ -113,7 +113,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   // the registry's checks reuse what the last full run kept about unchanged files (reuse.ts)
   const kept = opts.checks ? undefined : readKept(ctx);
   const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
-  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept) } : {}) };
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
   const fixed: string[] = [];
   const readAt = Date.now();
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
@@ -170,7 +170,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
 async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport> {
   const snap = loadSnapshot(ctx.root, { lazy: true });
   const kept = readKept(ctx);
-  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept) } : {}) };
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
   const checks = reusing((opts.checks ?? CHECKS).filter((c) => c.severity === 'fail'), kept, false);
   const pass = await runChecks(checks, snap, env);
   return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };

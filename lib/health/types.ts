@@ -41,6 +41,8 @@ export interface CheckEnv {
   limits: Limits;
   /** What the last full run kept for this check about a file (CheckOutput.keep), when the file's stats still match. */
   kept?(check: string, f: MemFile): unknown;
+  /** The findings the last full run kept for this check about `f` alone (reuse.ts), when the file's stats still match. */
+  keptFindings?(check: string, f: MemFile): Finding[] | undefined;
 }
 
 /** What a check returns besides findings: figures for health.json, or a skip reason. */
