@@ -48,7 +48,7 @@ export interface Entry {
 }
 
 export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
-const ID_TAIL = /\s\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
+const ID_TAIL = /(?:^|\s)\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
 const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
 const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
 const TYPE = /^\[([A-Z]+)\]\s*/;
@@ -63,10 +63,11 @@ export function parseEntryLine(line: string): Entry | undefined {
   if (!isEntryLine(line)) return undefined;
   let rest = line.slice(2).trimEnd();
   const e: Entry = { text: '', tags: [] };
-  const idm = ID_TAIL.exec(' ' + rest);
+  // matched in the line itself (no padded copy): every part of the entry stays a slice of the file's text
+  const idm = ID_TAIL.exec(rest);
   if (idm) {
     e.id = idm[1]!;
-    rest = (' ' + rest).slice(0, idm.index).trim();
+    rest = rest.slice(0, idm.index).trim();
   }
   const sup = /^~~(.*)~~(?:\s+superseded by \^([A-Za-z0-9-]+))?\s*$/.exec(rest);
   if (sup) {

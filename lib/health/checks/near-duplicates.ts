@@ -105,13 +105,18 @@ export function similarIdPairs(byId: readonly (readonly number[])[], vocab: numb
         const iEnd = xs + lx;
         const jEnd = j + ly;
         let inter = 0;
+        // given up once the words left cannot reach the overlap t needs (then the similarity is below t)
+        const need = ceil((t / (1 + t)) * (lx + ly));
         while (i < iEnd && j < jEnd) {
           const a = flat[i]!;
           const b = flat[j]!;
-          if (a === b) { inter++; i++; j++; } else if (a < b) i++; else j++;
+          if (a === b) { inter++; i++; j++; } else {
+            if (a < b) i++; else j++;
+            if (inter + Math.min(iEnd - i, jEnd - j) < need) break;
+          }
         }
         const jac = inter / (lx + ly - inter);
-        if (jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
+        if (inter >= need && jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
       }
       overlap[y] = 0;
     }
