@@ -86,34 +86,47 @@ const isTagChar = (c: number): boolean => isAlnum(c) || c === 95 || c === 47 || 
 const isIdChar = (c: number): boolean => isAlnum(c) || c === 45;
 
 /**
- * The distinct words of keyWords(normalizeFact(text)) as numbers, in order of first appearance.
+ * The distinct words of keyWords(normalizeFact(text)) as numbers, in order of first appearance,
+ * appended to one pool for all the entries (`ids[start, start + count)`: no array per entry).
  * An ASCII text without a link takes one pass (asciiFactWords' rules on the lower-cased
  * characters, then keyWords' rule: words of two or more characters, or one digit); any other
  * text goes through normalizeFact and keyWords themselves.
  */
 export class KeyWordIds {
-  private buf: number[] = [];
+  /** The pool: entries' word numbers one after the other (ids.length may exceed `length`). */
+  ids = new Int32Array(1 << 16);
+  length = 0;
   private mark = new Int32Array(1024);
   private stamp = 0;
 
   constructor(readonly vocab: Vocab) {}
 
-  of(text: string): number[] {
+  /** Append the words of `text` to the pool; returns where they start. */
+  add(text: string): number {
+    const start = this.length;
     this.stamp++;
-    this.buf.length = 0;
     if (text.includes('](') || !this.ascii(text)) {
       this.stamp++;
-      this.buf.length = 0;
+      this.length = start;
       for (const w of keyWords(normalizeFact(text))) this.push(this.vocab.id(w));
     }
-    return this.buf.slice();
+    return start;
+  }
+
+  /** The word numbers of `text` (added, then taken off the pool again). */
+  of(text: string): number[] {
+    const start = this.add(text);
+    const out = Array.from(this.ids.subarray(start, this.length));
+    this.length = start;
+    return out;
   }
 
   private push(id: number): void {
     if (id >= this.mark.length) { const m = new Int32Array(Math.max(id + 1, this.mark.length * 2)); m.set(this.mark); this.mark = m; }
     if (this.mark[id] === this.stamp) return;
     this.mark[id] = this.stamp;
-    this.buf.push(id);
+    if (this.length === this.ids.length) { const a = new Int32Array(this.ids.length * 2); a.set(this.ids); this.ids = a; }
+    this.ids[this.length++] = id;
   }
 
   /** The one-pass reduction; false (nothing kept) at the first non-ASCII character. */

@@ -8,11 +8,11 @@ import { FACT_KINDS } from './canonical-home.js';
 /** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
-/** An entry compared: its file, the entry, its group, and its distinct words as numbers of `vocab`. */
+/** An entry compared: its file, the entry, its group, and its distinct words (`count` numbers from `start` in the pool). */
 export class Rec {
-  constructor(readonly f: MemFile, readonly e: LocatedEntry, readonly group: 'fact' | 'log', readonly ids: number[], private readonly vocab: Vocab) {}
+  constructor(readonly f: MemFile, readonly e: LocatedEntry, readonly group: 'fact' | 'log', readonly start: number, readonly count: number, readonly pool: KeyWordIds) {}
   /** The words compared (keyWords of the fact key). */
-  get words(): string[] { return Array.from(this.ids, (id) => this.vocab.words[id]!); }
+  get words(): string[] { return Array.from(this.pool.ids.subarray(this.start, this.start + this.count), (id) => this.pool.vocab.words[id]!); }
   /** The entry's fact key (normalizeFact). */
   get key(): string { return factKey(this.e); }
 }
@@ -33,17 +33,22 @@ export class Rec {
  */
 export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
   const vocab = new Vocab();
-  const sets = recs.map((r) => [...new Set(r.words)].map((w) => vocab.id(w)));
-  return similarIdPairs(sets, vocab.size, t);
+  const ids: number[] = [];
+  const start = recs.map((r) => { const at = ids.length; for (const w of new Set(r.words)) ids.push(vocab.id(w)); return at; });
+  const count = recs.map((_, k) => (k + 1 < recs.length ? start[k + 1]! : ids.length) - start[k]!);
+  return similarIdPairs(Int32Array.from(ids), start, count, vocab.size, t);
 }
 
-/** similarPairs over sets of distinct word numbers below `vocab` (the sets are not changed). */
-export function similarIdPairs(byId: readonly (readonly number[])[], vocab: number, t: number): [number, number, number][] {
-  const n = byId.length;
+/**
+ * similarPairs over sets of distinct word numbers below `vocab`: set k is
+ * pool[start[k], start[k] + count[k]) (the pool is not changed).
+ */
+export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number): [number, number, number][] {
+  const n = start.length;
   // words in one global order: rarest first (ties by number, that is by first appearance)
   const df = new Int32Array(vocab);
   let total = 0;
-  for (const a of byId) { total += a.length; for (const id of a) df[id]!++; }
+  for (let y = 0; y < n; y++) { total += count[y]!; for (let i = start[y]!, e = i + count[y]!; i < e; i++) df[pool[i]!]!++; }
   const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
   const rank = new Int32Array(vocab);
   ranked.forEach((id, r) => { rank[id] = r; });
@@ -51,10 +56,9 @@ export function similarIdPairs(byId: readonly (readonly number[])[], vocab: numb
   const off = new Int32Array(n + 1);
   const flat = new Int32Array(total);
   for (let y = 0, at = 0; y < n; y++) {
-    const a = byId[y]!;
     off[y] = at;
-    for (const id of a) {
-      const r = rank[id]!;
+    for (let i = start[y]!, e = i + count[y]!; i < e; i++) {
+      const r = rank[pool[i]!]!;
       let k = at++;
       while (k > off[y]! && flat[k - 1]! > r) { flat[k] = flat[k - 1]!; k--; }
       flat[k] = r;
@@ -66,8 +70,15 @@ export function similarIdPairs(byId: readonly (readonly number[])[], vocab: numb
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
   const ceil = (x: number): number => Math.ceil(x - eps);
-  const postRec: number[][] = Array.from({ length: vocab }, () => []);
-  const postPos: number[][] = Array.from({ length: vocab }, () => []);
+  // each word's list of (set, position) in one array: word w's at postAt[w] .. postAt[w] + postLen[w]
+  // (filled in processing order), its sets too short for the ones to come skipped up to postStart[w]
+  const indexed = (lx: number): number => lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
+  const postAt = new Int32Array(vocab + 1);
+  for (let y = 0; y < n; y++) for (let p = 0, m = Math.max(0, Math.min(len(y), indexed(len(y)))); p < m; p++) postAt[flat[off[y]! + p]! + 1]!++;
+  for (let w = 0; w < vocab; w++) postAt[w + 1]! += postAt[w]!;
+  const postRec = new Int32Array(postAt[vocab]!);
+  const postPos = new Int32Array(postAt[vocab]!);
+  const postLen = new Int32Array(vocab);
   const postStart = new Int32Array(vocab);
   const overlap = new Int32Array(n);
   const touched: number[] = [];
@@ -81,18 +92,18 @@ export function similarIdPairs(byId: readonly (readonly number[])[], vocab: numb
     const minLen = t * lx - eps;
     for (let p = 0; p < probe; p++) {
       const w = flat[xs + p]!;
-      const recsW = postRec[w]!;
-      const posW = postPos[w]!;
-      let s = postStart[w]!;
-      while (s < recsW.length && len(recsW[s]!) < minLen) s++;
-      postStart[w] = s;
-      for (let k = s; k < recsW.length; k++) {
-        const y = recsW[k]!;
+      const base = postAt[w]!;
+      const end = base + postLen[w]!;
+      let s = base + postStart[w]!;
+      while (s < end && len(postRec[s]!) < minLen) s++;
+      postStart[w] = s - base;
+      for (let k = s; k < end; k++) {
+        const y = postRec[k]!;
         const o = overlap[y]!;
         if (o < 0) continue; // pruned for x
         const ly = len(y);
         const need = ceil((t / (1 + t)) * (lx + ly));
-        const bound = o + 1 + Math.min(lx - p - 1, ly - posW[k]! - 1);
+        const bound = o + 1 + Math.min(lx - p - 1, ly - postPos[k]! - 1);
         if (o === 0) touched.push(y);
         overlap[y] = bound >= need ? o + 1 : PRUNED;
       }
@@ -121,8 +132,12 @@ export function similarIdPairs(byId: readonly (readonly number[])[], vocab: numb
       overlap[y] = 0;
     }
     touched.length = 0;
-    const index = lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-    for (let p = 0; p < index; p++) { postRec[flat[xs + p]!]!.push(x); postPos[flat[xs + p]!]!.push(p); }
+    for (let p = 0, m = Math.min(lx, indexed(lx)); p < m; p++) {
+      const w = flat[xs + p]!;
+      const k = postAt[w]! + postLen[w]!++;
+      postRec[k] = x;
+      postPos[k] = p;
+    }
   }
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
@@ -137,15 +152,17 @@ export function numbersDiffer(a: string[], b: string[]): boolean {
 /** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
 export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
   const out: Rec[] = [];
-  const words = new KeyWordIds(vocab);
+  const pool = new KeyWordIds(vocab);
   for (const f of snap.files) {
     if (f.text === undefined) continue;
     const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
     if (!group) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const ids = words.of(e.text);
-      if (ids.length >= 4) out.push(new Rec(f, e, group, ids, vocab));
+      const start = pool.add(e.text);
+      const count = pool.length - start;
+      if (count >= 4) out.push(new Rec(f, e, group, start, count, pool));
+      else pool.length = start;
     }
   }
   return out;
@@ -167,10 +184,12 @@ export const check: Check = {
   run(snap, env) {
     const vocab = new Vocab();
     const recs = records(snap, vocab);
+    const pool = recs[0]?.pool;
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
       const rs = recs.filter((r) => r.group === group);
-      for (const [i, j, jac] of similarIdPairs(rs.map((r) => r.ids), vocab.size, env.limits.nearDuplicate)) {
+      if (!pool || rs.length === 0) continue;
+      for (const [i, j, jac] of similarIdPairs(pool.ids, rs.map((r) => r.start), rs.map((r) => r.count), vocab.size, env.limits.nearDuplicate)) {
         const a = rs[i]!;
         const b = rs[j]!;
         if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
