@@ -144,11 +144,18 @@ export interface LocatedEntry extends Entry {
 /** All bullet entries in a file's text, with their line numbers. */
 export function parseEntries(text: string): LocatedEntry[] {
   const out: LocatedEntry[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    const e = parseEntryLine(raw);
-    if (e) out.push({ ...e, line: i + 1, raw });
+  // line by line without splitting the text: only a line starting "- " or "* " is cut out and parsed
+  const n = text.length;
+  for (let at = 0, line = 1; at <= n; line++) {
+    let nl = text.indexOf('\n', at);
+    if (nl < 0) nl = n;
+    const c = text.charCodeAt(at);
+    if ((c === 45 || c === 42) && text.charCodeAt(at + 1) === 32) {
+      const raw = text.slice(at, nl);
+      const e = parseEntryLine(raw);
+      if (e) out.push({ ...e, line, raw });
+    }
+    at = nl + 1;
   }
   return out;
 }
