@@ -129,16 +129,17 @@ export class KeyWordIds {
     this.ids[this.length++] = id;
   }
 
-  /** The one-pass reduction; false (nothing kept) at the first non-ASCII character. */
+  /** The word t[start, i), if a word starts (start ≥ 0) and keyWords keeps it; returns -1 (no word started). */
+  private word(t: string, start: number, i: number): number {
+    if (start >= 0 && (i - start > 1 || t.charCodeAt(start) <= 57)) this.push(this.vocab.idLower(t, start, i));
+    return -1;
+  }
+
+  /** The one-pass reduction; false (stopped) at the first non-ASCII character. */
   private ascii(t: string): boolean {
     const n = t.length;
+    // `start` stays a local of this loop (a closure over it would keep it in a heap context)
     let start = -1;
-    const end = (i: number): void => {
-      if (start < 0) return;
-      const len = i - start;
-      if (len > 1 || t.charCodeAt(start) <= 57) this.push(this.vocab.idLower(t, start, i));
-      start = -1;
-    };
     let i = 0;
     while (i < n) {
       const c = lower(t.charCodeAt(i));
@@ -148,7 +149,7 @@ export class KeyWordIds {
       if (hashAt >= 0) {
         const l = lower(t.charCodeAt(hashAt + 1));
         if (l >= 97 && l <= 122) {
-          end(i);
+          start = this.word(t, start, i);
           let j = hashAt + 2;
           while (j < n && isTagChar(lower(t.charCodeAt(j)))) j++;
           i = j;
@@ -157,16 +158,16 @@ export class KeyWordIds {
       }
       if (c === 94) {
         // an id: "^" and 3 to 64 of [a-z0-9-] (a longer run keeps its rest)
-        end(i);
+        start = this.word(t, start, i);
         let j = i + 1;
         while (j < n && j - i - 1 < 64 && isIdChar(lower(t.charCodeAt(j)))) j++;
         i = j - i - 1 >= 3 ? j : i + 1;
         continue;
       }
-      if (isAlnum(c)) { if (start < 0) start = i; } else end(i);
+      if (isAlnum(c)) { if (start < 0) start = i; } else start = this.word(t, start, i);
       i++;
     }
-    end(n);
+    this.word(t, start, n);
     return true;
   }
 }
