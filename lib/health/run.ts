@@ -27,8 +27,9 @@ export interface HealthOptions {
   /** Checks to use instead of the registry (tests). */
   checks?: readonly Check[];
   /**
-   * Failures only (`health --quiet`): run the checks that can fail, syntax and secrets reusing
-   * health.json's findings for files whose stats match (reuse.ts), so unchanged files are not read.
+   * Failures only (`health --quiet`): run the checks that can fail, syntax, secrets, wal-integrity's
+   * torn lines and decision-links' links reused from health-files.json for files whose stats match
+   * (reuse.ts), so unchanged files are not read.
    * Ignored with `fix` or `only`.
    */
   quiet?: boolean;
