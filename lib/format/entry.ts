@@ -64,7 +64,8 @@ export function parseEntryLine(line: string): Entry | undefined {
   if (!isEntryLine(line)) return undefined;
   let rest = line.slice(2).trimEnd();
   const e: Entry = { text: '', tags: [] };
-  // (each pattern tried only when the text holds what it must start with)
+  // each pattern tried only when the text holds what it must start with, matched in the line itself
+  // (no padded copy): every part of the entry stays a slice of the file's text
   const idm = rest.includes('^') ? ID_TAIL.exec(rest) : null;
   if (idm) {
     e.id = idm[1]!;
@@ -176,11 +177,18 @@ export interface LocatedEntry extends Entry {
 /** All bullet entries in a file's text, with their line numbers. */
 export function parseEntries(text: string): LocatedEntry[] {
   const out: LocatedEntry[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    const e = parseEntryLine(raw);
-    if (e) out.push({ ...e, line: i + 1, raw });
+  // line by line without splitting the text: only a line starting "- " or "* " is cut out and parsed
+  const n = text.length;
+  for (let at = 0, line = 1; at <= n; line++) {
+    let nl = text.indexOf('\n', at);
+    if (nl < 0) nl = n;
+    const c = text.charCodeAt(at);
+    if ((c === 45 || c === 42) && text.charCodeAt(at + 1) === 32) {
+      const raw = text.slice(at, nl);
+      const e = parseEntryLine(raw);
+      if (e) out.push({ ...e, line, raw });
+    }
+    at = nl + 1;
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
 import { HEALTH_FILES_JSON } from './report.js';
-import { buildReuse, parseReuse, REUSED, reusedCheck, type ReuseSection } from './reuse.js';
+import { buildReuse, keptData, keptFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
 export interface HealthOptions {
@@ -27,8 +27,9 @@ export interface HealthOptions {
   /** Checks to use instead of the registry (tests). */
   checks?: readonly Check[];
   /**
-   * Failures only (`health --quiet`): run the checks that can fail, syntax and secrets reusing
-   * health.json's findings for files whose stats match (reuse.ts), so unchanged files are not read.
+   * Failures only (`health --quiet`): run the checks that can fail, syntax, secrets, wal-integrity's
+   * torn lines and decision-links' links reused from health-files.json for files whose stats match
+   * (reuse.ts), so unchanged files are not read.
    * Ignored with `fix` or `only`.
    */
   quiet?: boolean;
@@ -64,13 +65,14 @@ export function selectChecks(only: string[] | undefined, all: readonly Check[] =
   return all.filter((c) => only.includes(c.id));
 }
 
-interface Pass { results: CheckResult[]; findings: Finding[]; figures: Record<string, Record<string, unknown>>; byCheck: Map<string, Finding[]> }
+interface Pass { results: CheckResult[]; findings: Finding[]; figures: Record<string, Record<string, unknown>>; byCheck: Map<string, Finding[]>; keep: Map<string, { file: string; data: unknown }> }
 
 async function runChecks(checks: readonly Check[], snap: Snapshot, env: CheckEnv): Promise<Pass> {
   const results: CheckResult[] = [];
   const findings: Finding[] = [];
   const figures: Record<string, Record<string, unknown>> = {};
   const byCheck = new Map<string, Finding[]>();
+  const keep = new Map<string, { file: string; data: unknown }>();
   for (const c of checks) {
     let out: CheckOutput;
     try {
@@ -88,18 +90,31 @@ async function runChecks(checks: readonly Check[], snap: Snapshot, env: CheckEnv
     findings.push(...fs);
     byCheck.set(c.id, fs);
     if (out.figures) figures[c.id] = out.figures;
+    if (out.keep) keep.set(c.id, out.keep);
   }
-  return { results, findings, figures, byCheck };
+  return { results, findings, figures, byCheck, keep };
 }
 
 export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
   return { ctx, today: localDate(ctx.clock.now(), ctx.clock.tz), limits: { ...limitsFrom(ctx.env), ...limits } };
 }
 
+/** What the last full run kept (health-files.json), or undefined. */
+function readKept(ctx: Ctx): Kept | undefined {
+  try { return parseReuse(readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8')); } catch { return undefined; }
+}
+
+/** The checks with syntax and secrets taking the kept findings of unchanged files (`all`: a full run's syntax). */
+function reusing(checks: readonly Check[], kept: Kept | undefined, all: boolean): Check[] {
+  return checks.map((c): Check => (REUSED.includes(c.id) ? { ...c, run: (s) => reusedCheck(c.id, s, kept, all) } : c));
+}
+
 export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
   if (opts.quiet && !opts.fix && !opts.only?.length) return runFailures(ctx, opts);
-  const checks = selectChecks(opts.only, opts.checks ?? CHECKS);
-  const env = checkEnv(ctx, opts.limits);
+  // the registry's checks reuse what the last full run kept about unchanged files (reuse.ts)
+  const kept = opts.checks ? undefined : readKept(ctx);
+  const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
   const fixed: string[] = [];
   const readAt = Date.now();
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
@@ -145,7 +160,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
     }
   }
   const memory = memoryFigures(snap);
-  const reuse = opts.only?.length || opts.checks ? undefined : buildReuse(snap, pass.byCheck, readAt);
+  const reuse = opts.only?.length || opts.checks ? undefined : buildReuse(snap, pass.byCheck, readAt, pass.keep);
   return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}) };
 }
 
@@ -154,12 +169,10 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
  * findings health.json kept for files whose stats match, so only changed files are read.
  */
 async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport> {
-  const env = checkEnv(ctx, opts.limits);
   const snap = loadSnapshot(ctx.root, { lazy: true });
-  let kept: ReturnType<typeof parseReuse>;
-  try { kept = parseReuse(readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8')); } catch { kept = undefined; }
-  const checks = (opts.checks ?? CHECKS).filter((c) => c.severity === 'fail')
-    .map((c): Check => (REUSED.includes(c.id) ? { ...c, run: (s) => reusedCheck(c.id, s, kept) } : c));
+  const kept = readKept(ctx);
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
+  const checks = reusing((opts.checks ?? CHECKS).filter((c) => c.severity === 'fail'), kept, false);
   const pass = await runChecks(checks, snap, env);
   return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
 }

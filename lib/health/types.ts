@@ -3,7 +3,7 @@
  * plus a `run` over the shared snapshot and an optional `fix` that repairs through the store.
  */
 import type { Ctx } from '../core/context.js';
-import type { Snapshot } from '../memory/snapshot.js';
+import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import type { Limits } from '../memory/limits.js';
 
 /** `fail` makes `memtier health` exit 1; `warn` and `info` never do. */
@@ -39,6 +39,10 @@ export interface CheckEnv {
   /** Today in the memory's time zone, `YYYY-MM-DD`. */
   today: string;
   limits: Limits;
+  /** What the last full run kept for this check about a file (CheckOutput.keep), when the file's stats still match. */
+  kept?(check: string, f: MemFile): unknown;
+  /** The findings the last full run kept for this check about `f` alone (reuse.ts), when the file's stats still match. */
+  keptFindings?(check: string, f: MemFile): Finding[] | undefined;
 }
 
 /** What a check returns besides findings: figures for health.json, or a skip reason. */
@@ -47,6 +51,11 @@ export interface CheckOutput {
   figures?: Record<string, unknown>;
   /** Set when the check could not apply (e.g. "no index"): reported as skipped, never as a failure. */
   skipped?: string;
+  /**
+   * What the check worked out from one file's text alone, kept in health-files.json for the next
+   * run (env.kept gives it back while the file's size and mtime match). JSON data.
+   */
+  keep?: { file: string; data: unknown };
 }
 
 export interface Check {

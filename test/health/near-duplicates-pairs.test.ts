@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { comparedSets, flatSets, records, similarPairs } from '../../lib/health/checks/near-duplicates.js';
+import { records, similarPairs } from '../../lib/health/checks/near-duplicates.js';
 import { similarIndex } from '../../lib/lifecycle/dream.js';
 import { loadSnapshot } from '../../lib/memory/snapshot.js';
 import { generateMemory } from '../../lib/bench/perf.js';
@@ -98,21 +98,6 @@ describe('near-duplicate candidates through the index', () => {
       }
     }
     expect(pairs).toBeGreaterThan(20); // the memories do hold near-duplicates
-  });
-
-  it('the check compares what records() lists, its words held as flat numbered sets', () => {
-    for (const { name, root } of memories()) {
-      const snap = loadSnapshot(root);
-      const recs = records(snap);
-      const flat = comparedSets(snap);
-      for (const group of ['fact', 'log'] as const) {
-        const rs = recs.filter((r) => r.group === group);
-        expect(flat[group].e, `${name} ${group}`).toEqual(rs.map((r) => r.e));
-        expect(flat[group].f.map((f) => f.rel)).toEqual(rs.map((r) => r.f.rel));
-        expect(flat[group].sets).toEqual(flatSets(rs));
-        for (const t of THRESHOLDS) expect(similarPairs(flat[group].sets, t)).toEqual(similarPairs(rs, t));
-      }
-    }
   });
 
   it('find the same pairs as all pairs on random word sets (sizes 1 to 16, thresholds 0.3 to 0.9)', () => {

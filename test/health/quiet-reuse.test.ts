@@ -72,4 +72,56 @@ describe('health --quiet', () => {
     writeFileSync(path, JSON.stringify({ ...kept, version: '0.0.0-other' }));
     expect(fails(await run(root, '--quiet')).filter((f) => f.includes('planted'))).toEqual([]);
   });
+
+  it('a full run trusts the kept findings of unchanged files too, and still checks superseded-by ids across files', async () => {
+    const root = aged('syntax');
+    const first = await run(root);
+    const path = join(root, '.memtier/health-files.json');
+    const kept = JSON.parse(readFileSync(path, 'utf8')) as { files: Record<string, [number, number, unknown[]]> };
+    const rel = 'memory/semantic/decisions.md';
+    kept.files[rel]![2].push(['secrets', 'fail', 1, 'planted finding', null]);
+    writeFileSync(path, JSON.stringify(kept));
+    const second = await run(root);
+    const withoutPlanted = second.findings.filter((f) => f.message !== 'planted finding');
+    expect(withoutPlanted).toEqual(first.findings);
+    expect(second.findings.filter((f) => f.message === 'planted finding').map((f) => f.file)).toEqual([rel]);
+    // an entry superseded by an id that a changed file no longer has: the unchanged file's finding appears
+    const day = join(root, 'memory/episodic/2026-05-15.md');
+    appendFileSync(join(root, rel), '- ~~old fact~~ superseded by ^gone1234 ^old12345\n');
+    utimesSync(join(root, rel), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    await run(root);
+    appendFileSync(day, '- 10:00 [EVENT] a new entry ^gone1234\n');
+    const named = await run(root);
+    expect(named.findings.filter((f) => f.message.includes('^gone1234'))).toEqual([]);
+    writeFileSync(day, readFileSync(day, 'utf8').replace(' ^gone1234', ''));
+    const dangling = await run(root);
+    expect(dangling.findings.filter((f) => f.message.includes('^gone1234')).map((f) => `${f.file} ${f.severity} ${f.message}`))
+      .toEqual([`${rel} warn superseded by ^gone1234, but no entry has that id`]);
+  });
+
+  it('keeps remark\'s reading of MEMORY.md and the torn last lines while their files are unchanged', async () => {
+    for (const name of ['decision-links', 'wal-integrity-torn']) {
+      const root = aged(name);
+      const first = await run(root);
+      const path = join(root, '.memtier/health-files.json');
+      const kept = JSON.parse(readFileSync(path, 'utf8')) as { files: Record<string, [number, number, [string, string, number | null, string, string | null][]]>; checks?: Record<string, [string, number, number, [string, number][]]> };
+      if (name === 'decision-links') {
+        // the links remark found, one planted: the kept reading is what the next run checks
+        const links = kept.checks!['decision-links']!;
+        expect(links[0]).toBe('MEMORY.md');
+        links[3].push(['memory/planted.md', 3]);
+      } else {
+        const torn = Object.entries(kept.files).filter(([, r]) => r[2].some((x) => x[0] === 'wal-integrity'));
+        expect(torn.length).toBeGreaterThan(0);
+        for (const [, r] of torn) for (const x of r[2]) if (x[0] === 'wal-integrity') x[3] += ' (kept)';
+      }
+      writeFileSync(path, JSON.stringify(kept));
+      for (const args of [[], ['--quiet']]) {
+        const again = await run(root, ...args);
+        const changed = again.findings.filter((f) => f.message.includes('planted') || f.message.endsWith('(kept)'));
+        expect(changed.length, `${name} ${args.join(' ')}`).toBeGreaterThan(0);
+        if (!args.length) expect(again.findings.length, name).toBe(first.findings.length + (name === 'decision-links' ? 1 : 0));
+      }
+    }
+  });
 });

@@ -57,6 +57,9 @@ async function links(text: string): Promise<{ url: string; line: number }[]> {
   return out;
 }
 
+const isLinkList = (x: unknown): x is [string, number][] =>
+  Array.isArray(x) && x.every((l) => Array.isArray(l) && l.length === 2 && typeof l[0] === 'string' && typeof l[1] === 'number');
+
 /**
  * Seed 004 invariant 7: every link in MEMORY.md's active-decisions index resolves (FAIL); every
  * other link of MEMORY.md too (WARN: a dead index line sends the agent to nothing as well).
@@ -73,7 +76,7 @@ export const check: Check = {
     fixed: '## Active decisions\n- [Cache](memory/semantic/decisions.md#^k2j3mx0a) — SQLite, not Redis',
     why: 'MEMORY.md is an index: a dead link sends the agent to nothing and it answers from the stale one-line hook instead of the decision and its reasons',
   },
-  async run(snap) {
+  async run(snap, env) {
     const f = snap.byRel.get(PATHS.memoryIndex);
     if (!f || f.text === undefined) return [];
     const lines = snap.lines(f);
@@ -83,7 +86,9 @@ export const check: Check = {
     const quick = scanLinks(f.text);
     if (quick.every((l) => problem(snap, l.url) === undefined)) return { findings: [], figures: { links: quick.length, scope } };
     const out: Finding[] = [];
-    const found = await links(f.text);
+    // remark's reading of an unchanged MEMORY.md, kept by the last full run (reuse.ts)
+    const kept = env.kept?.('decision-links', f);
+    const found = isLinkList(kept) ? kept.map(([url, line]) => ({ url, line })) : await links(f.text);
     // inside the section (or anywhere without one) a dead link is a FAIL; elsewhere a WARN
     const inIndex = (line: number): boolean => !sec || (line - 1 >= sec.start && line - 1 < sec.end);
     for (const l of found) {
@@ -92,6 +97,6 @@ export const check: Check = {
       const fail = inIndex(l.line);
       out.push({ check: 'decision-links', severity: fail ? 'fail' : 'warn', file: f.rel, line: l.line, message: `link "${l.url}" ${p.why}${fail ? '' : ' (outside "Active decisions")'}`, fix: p.fix });
     }
-    return { findings: out, figures: { links: found.length, scope } };
+    return { findings: out, figures: { links: found.length, scope }, keep: { file: f.rel, data: found.map((l) => [l.url, l.line]) } };
   },
 };

@@ -1,52 +1,20 @@
 import type { Check, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
-import { factKey, normalizeFact } from '../markdown.js';
-import { compareWords } from '../../format/compare.js';
+import { factKey } from '../markdown.js';
+import { KeyWordIds, Vocab } from '../key-words.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 
 /** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
-export interface Rec { f: MemFile; e: LocatedEntry; key: string; words: string[]; group: 'fact' | 'log' }
-
-/**
- * Word sets as numbers, one flat array for all of them: set i is `ids[start[i]] … ids[start[i + 1] − 1]`,
- * words numbered in the order they were first met (`vocab` of them). 46,000 entries' words take
- * a few MB this way, where as arrays of strings they took ~50 MB.
- */
-export interface FlatSets { ids: Int32Array; start: Int32Array; vocab: number }
-
-/** Builds FlatSets one set at a time (a word's number: its first appearance). */
-export class SetBuilder {
-  private idOf = new Map<string, number>();
-  private ids = new Int32Array(1024);
-  private starts: number[] = [0];
-  private n = 0;
-  add(words: readonly string[]): void {
-    if (this.n + words.length > this.ids.length) {
-      const grown = new Int32Array(Math.max(this.ids.length * 2, this.n + words.length));
-      grown.set(this.ids.subarray(0, this.n));
-      this.ids = grown;
-    }
-    for (const w of words) {
-      let id = this.idOf.get(w);
-      if (id === undefined) { id = this.idOf.size; this.idOf.set(w, id); }
-      this.ids[this.n++] = id;
-    }
-    this.starts.push(this.n);
-  }
-  get size(): number { return this.starts.length - 1; }
-  done(): FlatSets {
-    return { ids: this.ids.subarray(0, this.n), start: Int32Array.from(this.starts), vocab: this.idOf.size };
-  }
-}
-
-/** The word sets of `recs` as FlatSets. */
-export function flatSets(recs: readonly { words: readonly string[] }[]): FlatSets {
-  const b = new SetBuilder();
-  for (const r of recs) b.add(r.words);
-  return b.done();
+/** An entry compared: its file, the entry, its group, and its distinct words (`count` numbers from `start` in the pool). */
+export class Rec {
+  constructor(readonly f: MemFile, readonly e: LocatedEntry, readonly group: 'fact' | 'log', readonly start: number, readonly count: number, readonly pool: KeyWordIds) {}
+  /** The words compared (keyWords of the fact key). */
+  get words(): string[] { return Array.from(this.pool.ids.subarray(this.start, this.start + this.count), (id) => this.pool.vocab.words[id]!); }
+  /** The entry's fact key (normalizeFact). */
+  get key(): string { return factKey(this.e); }
 }
 
 /**
@@ -63,86 +31,113 @@ export function flatSets(recs: readonly { words: readonly string[] }[]): FlatSet
  * Only the candidates left are intersected. Pairs come as [earlier, later, similarity] in input
  * order, sorted by the later then the earlier index.
  */
-export function similarPairs(recs: readonly { words: readonly string[] }[] | FlatSets, t: number): [number, number, number][] {
-  const flat = Array.isArray(recs) ? flatSets(recs) : (recs as FlatSets);
-  const n = flat.start.length - 1;
-  const vocab = flat.vocab;
-  // one global order of the words: rarest first (ties by first appearance)
+export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
+  const vocab = new Vocab();
+  const ids: number[] = [];
+  const start = recs.map((r) => { const at = ids.length; for (const w of new Set(r.words)) ids.push(vocab.id(w)); return at; });
+  const count = recs.map((_, k) => (k + 1 < recs.length ? start[k + 1]! : ids.length) - start[k]!);
+  return similarIdPairs(Int32Array.from(ids), start, count, vocab.size, t);
+}
+
+/**
+ * similarPairs over sets of distinct word numbers below `vocab`: set k is
+ * pool[start[k], start[k] + count[k]) (the pool is not changed).
+ */
+export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number): [number, number, number][] {
+  const n = start.length;
+  // words in one global order: rarest first (ties by number, that is by first appearance)
   const df = new Int32Array(vocab);
-  for (let i = 0; i < flat.start[n]!; i++) df[flat.ids[i]!]!++;
+  let total = 0;
+  for (let y = 0; y < n; y++) { total += count[y]!; for (let i = start[y]!, e = i + count[y]!; i < e; i++) df[pool[i]!]!++; }
   const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
   const rank = new Int32Array(vocab);
   ranked.forEach((id, r) => { rank[id] = r; });
-  // each set's words by rank, a word said twice counted once: set x is sets[off[x] … off[x] + len[x] − 1]
-  const sets = new Int32Array(flat.start[n]!);
-  const off = new Int32Array(n);
-  const len = new Int32Array(n);
-  for (let x = 0; x < n; x++) {
-    const a = flat.start[x]!;
-    const b = flat.start[x + 1]!;
-    for (let i = a; i < b; i++) sets[i] = rank[flat.ids[i]!]!;
-    const seg = sets.subarray(a, b);
-    seg.sort();
-    let k = 0;
-    for (let i = 0; i < seg.length; i++) if (k === 0 || seg[i] !== seg[k - 1]) seg[k++] = seg[i]!;
-    off[x] = a;
-    len[x] = k;
+  // every set's ranks, ascending, in one array: set y is flat[off[y] .. off[y + 1])
+  const off = new Int32Array(n + 1);
+  const flat = new Int32Array(total);
+  for (let y = 0, at = 0; y < n; y++) {
+    off[y] = at;
+    for (let i = start[y]!, e = i + count[y]!; i < e; i++) {
+      const r = rank[pool[i]!]!;
+      let k = at++;
+      while (k > off[y]! && flat[k - 1]! > r) { flat[k] = flat[k - 1]!; k--; }
+      flat[k] = r;
+    }
+    off[n] = at;
   }
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len[a]! - len[b]! || a - b);
+  const len = (y: number): number => off[y + 1]! - off[y]!;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len(a) - len(b) || a - b);
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
   const ceil = (x: number): number => Math.ceil(x - eps);
-  const postRec: number[][] = Array.from({ length: vocab }, () => []);
-  const postPos: number[][] = Array.from({ length: vocab }, () => []);
+  // each word's list of (set, position) in one array: word w's at postAt[w] .. postAt[w] + postLen[w]
+  // (filled in processing order), its sets too short for the ones to come skipped up to postStart[w]
+  const indexed = (lx: number): number => lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
+  const postAt = new Int32Array(vocab + 1);
+  for (let y = 0; y < n; y++) for (let p = 0, m = Math.max(0, Math.min(len(y), indexed(len(y)))); p < m; p++) postAt[flat[off[y]! + p]! + 1]!++;
+  for (let w = 0; w < vocab; w++) postAt[w + 1]! += postAt[w]!;
+  const postRec = new Int32Array(postAt[vocab]!);
+  const postPos = new Int32Array(postAt[vocab]!);
+  const postLen = new Int32Array(vocab);
   const postStart = new Int32Array(vocab);
   const overlap = new Int32Array(n);
   const touched: number[] = [];
   const out: [number, number, number][] = [];
   const PRUNED = -(1 << 30);
   for (const x of order) {
-    const xo = off[x]!;
-    const lx = len[x]!;
+    const xs = off[x]!;
+    const lx = len(x);
     if (lx === 0) continue;
     const probe = lx - ceil(t * lx) + 1;
     const minLen = t * lx - eps;
     for (let p = 0; p < probe; p++) {
-      const w = sets[xo + p]!;
-      const recsW = postRec[w]!;
-      const posW = postPos[w]!;
-      let s = postStart[w]!;
-      while (s < recsW.length && len[recsW[s]!]! < minLen) s++;
-      postStart[w] = s;
-      for (let k = s; k < recsW.length; k++) {
-        const y = recsW[k]!;
+      const w = flat[xs + p]!;
+      const base = postAt[w]!;
+      const end = base + postLen[w]!;
+      let s = base + postStart[w]!;
+      while (s < end && len(postRec[s]!) < minLen) s++;
+      postStart[w] = s - base;
+      for (let k = s; k < end; k++) {
+        const y = postRec[k]!;
         const o = overlap[y]!;
         if (o < 0) continue; // pruned for x
-        const ly = len[y]!;
+        const ly = len(y);
         const need = ceil((t / (1 + t)) * (lx + ly));
-        const bound = o + 1 + Math.min(lx - p - 1, ly - posW[k]! - 1);
+        const bound = o + 1 + Math.min(lx - p - 1, ly - postPos[k]! - 1);
         if (o === 0) touched.push(y);
         overlap[y] = bound >= need ? o + 1 : PRUNED;
       }
     }
     for (const y of touched) {
       if (overlap[y]! > 0) {
-        const yo = off[y]!;
-        const ly = len[y]!;
-        let i = 0;
-        let j = 0;
+        const ly = len(y);
+        let i = xs;
+        let j = off[y]!;
+        const iEnd = xs + lx;
+        const jEnd = j + ly;
         let inter = 0;
-        while (i < lx && j < ly) {
-          const a = sets[xo + i]!;
-          const b = sets[yo + j]!;
-          if (a === b) { inter++; i++; j++; } else if (a < b) i++; else j++;
+        // given up once the words left cannot reach the overlap t needs (then the similarity is below t)
+        const need = ceil((t / (1 + t)) * (lx + ly));
+        while (i < iEnd && j < jEnd) {
+          const a = flat[i]!;
+          const b = flat[j]!;
+          if (a === b) { inter++; i++; j++; } else {
+            if (a < b) i++; else j++;
+            if (inter + Math.min(iEnd - i, jEnd - j) < need) break;
+          }
         }
         const jac = inter / (lx + ly - inter);
-        if (jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
+        if (inter >= need && jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
       }
       overlap[y] = 0;
     }
     touched.length = 0;
-    const index = lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-    for (let p = 0; p < index; p++) { postRec[sets[xo + p]!]!.push(x); postPos[sets[xo + p]!]!.push(p); }
+    for (let p = 0, m = Math.min(lx, indexed(lx)); p < m; p++) {
+      const w = flat[xs + p]!;
+      const k = postAt[w]! + postLen[w]!++;
+      postRec[k] = x;
+      postPos[k] = p;
+    }
   }
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
@@ -154,62 +149,23 @@ export function numbersDiffer(a: string[], b: string[]): boolean {
   return a.some((w) => /\d/.test(w) && !sb.has(w)) || b.some((w) => /\d/.test(w) && !sa.has(w));
 }
 
-const HAN = /[\u3400-\u9fff]/;
-
-/** The words compared of a fact key: one-letter words carry nothing, but numbers do ("decision 1" is not "decision 2"). */
-function keyWords(key: string): string[] {
-  // without CJK, compareWords is the key's words
-  const all = HAN.test(key) ? compareWords(key) : key.split(' ');
-  const seen = new Set<string>();
-  for (const w of all) if (w.length > 1 || (w.length === 1 && ((w >= '0' && w <= '9') || HAN.test(w)))) seen.add(w);
-  return [...seen];
-}
-
-/** The group an entry of this file is compared in, if any. */
-function groupOf(f: MemFile): Rec['group'] | undefined {
-  return FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
-}
-
-/** An entry's fact key: memoized for facts (canonical-home reduces the same ones), computed afresh for log entries (nothing else asks, and 46,000 kept keys cost ~10 MB). */
-const keyOf = (e: LocatedEntry, group: Rec['group']): string => (group === 'fact' ? factKey(e) : normalizeFact(e.text));
-
-/** The entries compared, with their folded words (the tests' reference for what the check compares). */
-export function records(snap: Snapshot): Rec[] {
+/** The entries compared, with their folded words (exported for the tests that hold the pairwise reference). */
+export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
   const out: Rec[] = [];
+  const pool = new KeyWordIds(vocab);
   for (const f of snap.files) {
     if (f.text === undefined) continue;
-    const group = groupOf(f);
+    const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
     if (!group) continue;
     for (const e of snap.entries(f)) {
       if (e.superseded) continue;
-      const key = keyOf(e, group);
-      const words = keyWords(key);
-      if (words.length >= 4) out.push({ f, e, key, words, group });
+      const start = pool.add(e.text);
+      const count = pool.length - start;
+      if (count >= 4) out.push(new Rec(f, e, group, start, count, pool));
+      else pool.length = start;
     }
   }
   return out;
-}
-
-/** Each group's entries compared, in records()' order, their words as FlatSets: what the check holds instead of records(). */
-export interface Compared { f: MemFile[]; e: LocatedEntry[]; sets: FlatSets }
-
-export function comparedSets(snap: Snapshot): Record<Rec['group'], Compared> {
-  const g = { fact: { f: [] as MemFile[], e: [] as LocatedEntry[], b: new SetBuilder() }, log: { f: [] as MemFile[], e: [] as LocatedEntry[], b: new SetBuilder() } };
-  for (const f of snap.files) {
-    if (f.text === undefined) continue;
-    const group = groupOf(f);
-    if (!group) continue;
-    const into = g[group];
-    for (const e of snap.entries(f)) {
-      if (e.superseded) continue;
-      const words = keyWords(keyOf(e, group));
-      if (words.length < 4) continue;
-      into.f.push(f);
-      into.e.push(e);
-      into.b.add(words);
-    }
-  }
-  return { fact: { f: g.fact.f, e: g.fact.e, sets: g.fact.b.done() }, log: { f: g.log.f, e: g.log.e, sets: g.log.b.done() } };
 }
 
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
@@ -226,28 +182,29 @@ export const check: Check = {
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
   },
   run(snap, env) {
-    const groups = comparedSets(snap);
+    const vocab = new Vocab();
+    const recs = records(snap, vocab);
+    const pool = recs[0]?.pool;
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
-      const { f, e, sets } = groups[group];
-      for (const [i, j, jac] of similarPairs(sets, env.limits.nearDuplicate)) {
-        const a = e[i]!;
-        const b = e[j]!;
-        if (a.id && a.id === b.id) continue; // the same entry moved (rotation), not a duplicate
-        const ka = keyOf(a, group);
-        const kb = keyOf(b, group);
-        if (group === 'fact' && ka === kb && f[i]!.rel !== f[j]!.rel) continue; // canonical-home reports it
-        if (numbersDiffer(keyWords(ka), keyWords(kb))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
+      const rs = recs.filter((r) => r.group === group);
+      if (!pool || rs.length === 0) continue;
+      for (const [i, j, jac] of similarIdPairs(pool.ids, rs.map((r) => r.start), rs.map((r) => r.count), vocab.size, env.limits.nearDuplicate)) {
+        const a = rs[i]!;
+        const b = rs[j]!;
+        if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
+        if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
+        if (numbersDiffer(a.words, b.words)) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
-          file: f[j]!.rel,
-          line: b.line,
-          message: `${Math.round(jac * 100)}% the same as ${f[i]!.rel}:${a.line}`,
+          file: b.f.rel,
+          line: b.e.line,
+          message: `${Math.round(jac * 100)}% the same as ${a.f.rel}:${a.e.line}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: groups.fact.e.length + groups.log.e.length } };
+    return { findings: out, figures: { entriesCompared: recs.length } };
   },
 };

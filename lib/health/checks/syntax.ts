@@ -23,12 +23,18 @@ export const check: Check = {
   },
   async run(snap) {
     const out: Finding[] = [];
-    const ids = new Set<string>();
-    for (const f of snap.files) for (const e of snap.entries(f)) if (e.id) ids.add(e.id);
+    const ids = allIds(snap);
     for (const f of snap.files) out.push(...(await fileFindings(snap, f, ids)));
     return out;
   },
 };
+
+/** Every entry id of the memory. */
+export function allIds(snap: Snapshot): Set<string> {
+  const ids = new Set<string>();
+  for (const f of snap.files) for (const e of snap.entries(f)) if (e.id) ids.add(e.id);
+  return ids;
+}
 
 /**
  * The findings about one file. Without `ids` (every id of the memory) only what the file alone
@@ -42,6 +48,15 @@ export async function fileFindings(snap: Snapshot, f: MemFile, ids?: Set<string>
 }
 
 const DANGLING = 'superseded by ^';
+
+const dangling = (f: MemFile, line: number, id: string): Finding => ({ check: 'syntax', severity: 'warn', file: f.rel, line, message: `${DANGLING}${id}, but no entry has that id`, fix: 'point it at the entry that replaced this one' });
+
+/** The findings of the file whose `superseded by ^id` names no entry of `ids` (the one syntax finding not isFileLocal). */
+export function danglingFindings(snap: Snapshot, f: MemFile, ids: Set<string>): Finding[] {
+  const out: Finding[] = [];
+  for (const e of snap.entries(f)) if (e.supersededBy && !ids.has(e.supersededBy)) out.push(dangling(f, e.line, e.supersededBy));
+  return out;
+}
 
 /** Does this syntax finding depend on the file alone (not on the ids of the other files)? */
 export const isFileLocal = (x: Finding): boolean => !x.message.startsWith(DANGLING);
@@ -80,7 +95,7 @@ function entryFindings(snap: Snapshot, f: MemFile, ids: Set<string> | undefined)
       if (prev !== undefined) bad('warn', `^${e.id} is also used on line ${prev}`, 'give one of the entries a new id (ids identify one entry each)');
       else seen.set(e.id, e.line);
     }
-    if (ids && e.supersededBy && !ids.has(e.supersededBy)) bad('warn', `${DANGLING}${e.supersededBy}, but no entry has that id`, 'point it at the entry that replaced this one');
+    if (ids && e.supersededBy && !ids.has(e.supersededBy)) out.push(dangling(f, e.line, e.supersededBy));
     if (/\s\^\S+\s*$/.test(e.raw) && !e.id) {
       const raw = /\s\^(\S+)\s*$/.exec(e.raw)![1]!;
       if (!ID_RE.test(raw) && strict) bad('fail', `malformed id ^${raw}`, 'ids are 3–64 letters, digits and "-"');

@@ -3,6 +3,11 @@ import { isTornEntry, openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
 import { finishRotation, rotateBuffer, walFixes } from '../wal.js';
 
+const TORN = 'torn last line';
+
+/** Is this finding a torn last line (which depends on its file alone)? */
+export const isTornFinding = (x: Finding): boolean => x.message.startsWith(TORN);
+
 /** Seed 004 invariant 9: no buffer entry left behind by an interrupted rotation, no torn line. */
 export const check: Check = {
   id: 'wal-integrity',
@@ -16,7 +21,7 @@ export const check: Check = {
     fixed: 'the torn line saved in memory/.trash/torn/…-memory__working-buffer.md.txt and removed from the buffer; the buffer ends at its last complete entry',
     why: 'the WAL is what survives a crash: a torn line is a write nobody confirmed, and entries stuck between the buffer and the episodic file are read twice or lost at the next rotation',
   },
-  async run(snap) {
+  async run(snap, env) {
     const out: Finding[] = [];
     const buffer = snap.byRel.get(PATHS.buffer);
     const logged = new Set<string>();
@@ -42,13 +47,16 @@ export const check: Check = {
     // Only the files memtier appends to: a hand-written note without a final newline is not torn.
     for (const f of snap.files) {
       if (f.kind !== 'buffer' && f.kind !== 'episodic') continue;
+      // what the last full run found in this file, while it is unchanged (reuse.ts)
+      const kept = env.keptFindings?.('wal-integrity', f);
+      if (kept) { out.push(...kept.map((x) => ({ ...x, fixable: true }))); continue; }
       // a file ending in a line break has no torn line (and a lazy snapshot need not read it)
       if (snap.endsInLineBreak(f)) continue;
       if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) continue;
       const lines = snap.lines(f);
       const tail = lines[lines.length - 1]!;
       if (!isTornEntry(tail)) continue;
-      out.push({ check: 'wal-integrity', severity: 'fail', file: f.rel, line: lines.length, message: 'torn last line: an entry without its ^id and newline (a write interrupted by a crash)', fix: 'run "memtier health --fix" to move it to memory/.trash/torn/', fixable: true });
+      out.push({ check: 'wal-integrity', severity: 'fail', file: f.rel, line: lines.length, message: `${TORN}: an entry without its ^id and newline (a write interrupted by a crash)`, fix: 'run "memtier health --fix" to move it to memory/.trash/torn/', fixable: true });
     }
     return out;
   },
