@@ -26,6 +26,9 @@
  * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
  *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
  *   query is a question not about open items): see the constants below.
+ * Then two orderings between related entries: on an outcome question the decision or change
+ * written after the report it borrows words from ranks just above that report (aboveReport), and
+ * a note whose best-matching line restates a log entry ranks just below that entry (restates).
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -44,7 +47,7 @@ import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { EQUIVALENT_WEIGHT, equivalentTerms } from './equivalents.js';
-import { queryTokens } from './tokenize.js';
+import { queryTokens, tokenize } from './tokenize.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -73,6 +76,10 @@ export const PARAMS = {
   openWeight: 0.8,
   /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
   mentionDays: 7,
+  /** On an outcome question, the decision or change written after the report it borrows words from ranks just above that report. */
+  fixAboveReport: true,
+  /** A note's line that restates a log entry ranks just below that entry. */
+  restatedBelowEntry: true,
 };
 
 /**
@@ -498,7 +505,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; intent: number; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; nb: number; intent: number; outcome: boolean; explain?: Record<string, number | string> }[] = [];
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
@@ -529,11 +536,12 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
     const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
     let intent = 1;
+    const outcome = wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text));
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
-    if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
+    if (outcome) intent *= PARAMS.intentWeight;
     const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, intent };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
     if (opts.explain) {
       item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
@@ -557,6 +565,24 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       }
     }
   }
+  // The fix after the report: on an outcome question ("what did we end up doing", 最后怎么改), an
+  // entry that says what was decided or changed, written after the neighbour it borrows words from
+  // (the report of the problem, in the question's words) and which does not, ranks just above it.
+  if (PARAMS.fixAboveReport && wantsOutcome && scored.length > 1) {
+    const bySlot = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) bySlot.set(s.slot, s);
+    for (const s of scored) {
+      const src = s.nb >= 0 ? bySlot.get(s.nb) : undefined;
+      if (!src || !s.outcome || src.outcome || s.slot < src.slot || s.score > src.score || !sameThread(s.d, src.d)) continue;
+      const raised = src.score + Math.min(0.001, src.score / 2);
+      if (s.explain) { s.explain.aboveReport = round(raised / s.score); s.explain.score = round(raised); }
+      s.score = raised;
+    }
+  }
+  // A note's line that restates a log entry (a fact consolidated from a day, a people note's line
+  // for a [PEOPLE] entry) is a copy: the entry, the original with its date and neighbours, ranks
+  // first, the note right below it.
+  if (PARAMS.restatedBelowEntry && scored.length > 1) restatedBelowEntry(scored, k, idf);
   scored.sort((a, b) => b.score - a.score || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
   if (listRange) scored.sort((a, b) => (a.d.u.date! < b.d.u.date! ? -1 : a.d.u.date! > b.d.u.date! ? 1 : 0) || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
 
@@ -577,6 +603,67 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   return resp;
 }
 
+/** Kinds whose units are notes (curated knowledge), as opposed to logs and the index. */
+const NOTE_KINDS = new Set(['semantic', 'procedural', 'knowledge', 'note', 'profile', 'graph']);
+/** A note line restates an entry when this share of its shingles (and at least RESTATE_MIN) are the entry's. */
+const RESTATE_SHARE = 0.5;
+const RESTATE_MIN = 4;
+
+/**
+ * restatedBelowEntry: each note unit among the first `k` results by score that ranks above a log
+ * entry matching the query's own terms, whose line that matches the query best (by the idf of the
+ * query terms it holds) restates that entry (RESTATE_SHARE of the line's shingles are the
+ * entry's), is set just below the best such entry. A section whose best line is another keeps
+ * its place: what it answers is not a copy.
+ */
+function restatedBelowEntry(scored: { d: Doc; score: number; bm: number; explain?: Record<string, number | string> }[], k: number, idf: Map<string, number>): void {
+  const order = [...scored].sort((a, b) => b.score - a.score);
+  const logs = order.filter((s) => LOG_KINDS.has(s.d.u.kind) && s.bm > RANGE_FLOOR);
+  if (!logs.length) return;
+  for (const s of order.slice(0, k)) {
+    if (!NOTE_KINDS.has(s.d.u.kind)) continue;
+    let lines: Set<string>[] | undefined;
+    for (const e of logs) {
+      if (e.score >= s.score) continue;
+      lines ??= bestLines(s.d.u.text, idf).map(textShingles).filter((l) => l.size >= RESTATE_MIN);
+      const b = shingles(e.d);
+      if (!lines.some((a) => restates(a, b))) continue;
+      const capped = e.score - Math.min(0.001, e.score / 2);
+      if (s.explain) { s.explain.restates = `${e.d.u.path}#L${e.d.u.line}`; s.explain.score = round(capped); }
+      s.score = capped;
+      break; // logs are in score order: the best entry it restates
+    }
+  }
+}
+
+/** The lines of a unit's text that hold the most idf mass of the query's terms (none when no line holds any). */
+function bestLines(text: string, idf: Map<string, number>): string[] {
+  const lines = text.split('\n');
+  if (lines.length === 1) return lines;
+  let best = 0;
+  let out: string[] = [];
+  for (const l of lines) {
+    let mass = 0;
+    for (const t of new Set(tokenize(l))) mass += idf.get(t) ?? 0;
+    if (mass > best) { best = mass; out = [l]; } else if (mass === best && mass > 0) out.push(l);
+  }
+  return out;
+}
+
+/** Do two neighbouring entries share a thread: a tag, or a word (not a number, not one character)? */
+function sameThread(a: Doc, b: Doc): boolean {
+  if (a.u.tags.some((t) => b.u.tags.includes(t))) return true;
+  const sb = shingles(b);
+  for (const t of shingles(a)) if (t.length > 1 && !/^\d+$/.test(t) && sb.has(t)) return true;
+  return false;
+}
+
+function restates(line: Set<string>, entry: Set<string>): boolean {
+  let inter = 0;
+  for (const t of line) if (entry.has(t)) inter++;
+  return inter >= RESTATE_MIN && inter >= RESTATE_SHARE * line.size;
+}
+
 /**
  * Word-set overlap of two entries for near-duplicate collapse. Deliberately shallow (lower-cased
  * letter/digit runs; CJK as character bigrams; no stemming, no dictionary segmentation): cheap,
@@ -585,16 +672,19 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
 const shingleCache = new WeakMap<Doc, Set<string>>();
 function shingles(d: Doc): Set<string> {
   let s = shingleCache.get(d);
-  if (s) return s;
-  s = new Set<string>();
-  for (const run of d.u.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  if (!s) shingleCache.set(d, (s = textShingles(d.u.text)));
+  return s;
+}
+
+function textShingles(text: string): Set<string> {
+  const s = new Set<string>();
+  for (const run of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) {
       const ch = [...run];
       for (let i = 0; i + 1 < ch.length; i++) s.add(ch[i]! + ch[i + 1]!);
       if (ch.length === 1) s.add(run);
     } else s.add(run);
   }
-  shingleCache.set(d, s);
   return s;
 }
 
