@@ -46,7 +46,7 @@ import type { Doc, FileArrays, IndexView } from './corpus.js';
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
-import { EQUIVALENT_WEIGHT, equivalentTerms } from './equivalents.js';
+import { EQUIVALENT_WEIGHT, equivalentsOf } from './equivalents.js';
 import { queryTokens, tokenize } from './tokenize.js';
 import { lazyImport } from '../core/lazy.js';
 
@@ -80,6 +80,8 @@ export const PARAMS = {
   fixAboveReport: true,
   /** A note's line that restates a log entry ranks just below that entry. */
   restatedBelowEntry: true,
+  /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
+  standInFull: true,
 };
 
 /**
@@ -373,7 +375,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   if (range) for (const p of range.phrases) textQuery = textQuery.toLowerCase().replace(p, ' ');
   const asked = queryTokens(textQuery);
   // abbreviations and the other language's words (equivalents.ts), at a lower weight
-  const extra = equivalentTerms(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
+  const { terms: extra, full: standIns } = equivalentsOf(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
   const terms = [...asked, ...extra];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
@@ -390,7 +392,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  for (const t of extra) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
+  // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
+  for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -545,6 +548,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.explain) {
       item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
+      const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
+      if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
     }
     scored.push(item);
   }
