@@ -210,3 +210,26 @@ export function equivalentsOf(query: string, terms: string[], tokenize: (s: stri
 }
 
 const HAN = /[\u3400-\u9fff]/;
+
+/**
+ * The query read word by word in the other language through the table: each form it holds replaced
+ * by its group's first form of the other script (Chinese for a Latin form, else Latin), so a name
+ * declared in one language ("东京合作方") is found from a question in the other ("the Tokyo partner").
+ * Undefined when nothing is replaced.
+ */
+export function translatedQuery(query: string): string | undefined {
+  let text = query.toLowerCase();
+  let changed = false;
+  for (const g of EQUIVALENTS) {
+    for (const f of g) {
+      if (!holds(text, f)) continue;
+      const han = HAN.test(f);
+      const other = g.find((o) => HAN.test(o) !== han);
+      if (other === undefined) continue;
+      text = text.split(f).join(han ? ` ${other} ` : other);
+      changed = true;
+      break;
+    }
+  }
+  return changed ? text : undefined;
+}

@@ -42,12 +42,13 @@ import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
-import type { Doc, FileArrays, IndexView } from './corpus.js';
+import { STRIDE, unitAliases, type Doc, type FileArrays, type IndexView } from './corpus.js';
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
-import { EQUIVALENT_WEIGHT, equivalentsOf } from './equivalents.js';
+import { EQUIVALENT_WEIGHT, equivalentsOf, translatedQuery } from './equivalents.js';
 import { queryTokens, tokenize } from './tokenize.js';
+import { aliasExpansions } from './aliases.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -80,6 +81,8 @@ export const PARAMS = {
   fixAboveReport: true,
   /** A note's line that restates a log entry ranks just below that entry. */
   restatedBelowEntry: true,
+  /** A name the memory declares for another ("Hayate Express（东京合作方）", aliases: frontmatter) also searches the other. */
+  aliases: true,
   /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
   standInFull: true,
 };
@@ -162,11 +165,15 @@ export interface SearchResponse {
   range?: TimeRange;
   /** Matching entries before the cut to k. */
   total: number;
+  /** Other names of names in the query, declared by the memory (searched too, at EQUIVALENT_WEIGHT). */
+  aliases?: string[];
   results: SearchResult[];
 }
 
 /** Base score of an in-range entry that matches no query term. */
 const RANGE_FLOOR = 0.01;
+/** The weight of a declared alias's words: the same entity as the name the query says. */
+const ALIAS_WEIGHT = 1;
 
 const LOG_KINDS = new Set(['buffer', 'episodic', 'archive', 'legacy-daily', 'session-state']);
 
@@ -364,6 +371,29 @@ function candidates(pre: Float64Array, thr: number): number[] {
   return out;
 }
 
+/** The other names of names in the query (or in the query read in the other language: equivalents.ts translatedQuery). */
+function queryAliases(view: IndexView, textQuery: string, asked: string[], named: Set<string>): string[] {
+  const lookup = (t: string): [string, string][] | undefined => declarationsOf(view, t);
+  const names = aliasExpansions(asked, lookup, queryTokens, named);
+  const other = translatedQuery(textQuery);
+  if (other !== undefined) for (const n of aliasExpansions(queryTokens(other), lookup, queryTokens, named)) if (!names.includes(n)) names.push(n);
+  return names;
+}
+
+/** The alias pairs declared by the live entries holding alias term `t` (undefined when none). */
+function declarationsOf(view: IndexView, t: string): [string, string][] | undefined {
+  if (view.df(t) === 0) return undefined;
+  const out: [string, string][] = [];
+  for (const c of view.postingChunks(t)) {
+    for (let i = 0; i < c.length; i += STRIDE) {
+      if (!view.live(c[i]!)) continue;
+      const d = view.fileDocs(c[i]!)[c[i + 1]!];
+      if (d) out.push(...unitAliases(d.u));
+    }
+  }
+  return out;
+}
+
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
@@ -376,7 +406,15 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const asked = queryTokens(textQuery);
   // abbreviations and the other language's words (equivalents.ts), at a lower weight
   const { terms: extra, full: standIns } = equivalentsOf(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
-  const terms = [...asked, ...extra];
+  // the other names of a name the query holds, as the memory declares them (aliases.ts)
+  const named = new Set<string>();
+  const aliasNames = PARAMS.aliases ? queryAliases(view, textQuery, asked, named) : [];
+  const aliased: string[] = [];
+  if (aliasNames.length) {
+    const have = new Set([...asked, ...extra]);
+    for (const name of aliasNames) for (const t of queryTokens(name)) if (!have.has(t)) { have.add(t); aliased.push(t); }
+  }
+  const terms = [...asked, ...extra, ...aliased];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
   const avg = view.totalLen / N || 1;
@@ -394,6 +432,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   }
   // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
   for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
+  for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -543,11 +582,20 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (outcome) intent *= PARAMS.intentWeight;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
+    // a name and its declared alias count once: an entry that holds the name the query says
+    // (the declaration itself, "Hayate Express（东京合作方）") scores no more for also holding the alias
+    let bm = c.bm;
+    let aliasOnce = 0;
+    if (aliased.length && [...named].some((t) => d.tf.has(t))) {
+      for (const t of aliased) { const tf = d.tf.get(t); if (tf) aliasOnce += (idf.get(t)! * tf * (PARAMS.k1 + 1)) / (tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * d.len) / avg)); }
+      bm = Math.max(RANGE_FLOOR, bm - aliasOnce);
+    }
+    const score = (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
+      item.explain = { bm25: round(bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
+      if (aliasOnce) item.explain.aliasOnce = round(-aliasOnce);
       const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
       if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
     }
@@ -604,6 +652,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     chosen.push({ d: s.d, r });
   }
   const resp: SearchResponse = { query, terms, total, results };
+  if (aliasNames.length) resp.aliases = aliasNames;
   if (range) resp.range = range;
   return resp;
 }
