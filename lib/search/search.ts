@@ -2,8 +2,8 @@
  * search(ctx, query, opts): the one ranking used by `memtier search`, `memtier recall`,
  * `bench locomo` and in-process callers (dream, consolidate).
  *
- *   score = (bm25 + context) × file × tag × type × tier × activation × recency × time × superseded
- *           × derived × intent × open
+ *   score = speaker × (bm25 + context) × file × tag × type × tier × activation × recency × time
+ *           × superseded × derived × intent × open
  *
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
@@ -23,6 +23,9 @@
  *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
  * - superseded entries are left out unless includeSuperseded (then × 0.5).
+ * - speaker: a line said by the person the question names ("Melanie: …" for "what does Melanie
+ *   do to relax") × speakerWeight (1.2, the factor of an answer of the asked kind), not for a
+ *   date question (the day a thing was said answers that whoever said it).
  * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
  *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
  *   query is a question not about open items): see the constants below.
@@ -81,6 +84,8 @@ export const PARAMS = {
   fixAboveReport: true,
   /** A note's line that restates a log entry ranks just below that entry. */
   restatedBelowEntry: true,
+  /** The factor of a line said by the person the question names ("Melanie: …" for "what does Melanie do"), not for a date question. */
+  speakerWeight: 1.2,
   /** A name the memory declares for another ("Hayate Express（东京合作方）", aliases: frontmatter) also searches the other. */
   aliases: true,
   /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
@@ -96,6 +101,7 @@ export const PARAMS = {
 const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
+const SPEAKER = /^(\p{Lu}[\p{L}'-]*):\s/u;
 /** A question after a day ("when", "which date", "how early", 哪天, 什么时候, 几号, 多早) is answered by a line that names one (a day, or a month of a year: 2026 年 1 月, May 2026). */
 const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day)|since when|how (?:early|late|far back))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时|多早|多晚|从哪天|从几号/i;
 const MONTHS_RE = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
@@ -548,6 +554,14 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     return true;
   };
   const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; nb: number; intent: number; outcome: boolean; explain?: Record<string, number | string> }[] = [];
+  // the speaker of a line ("Melanie: …") is the person the question is about (their name is a query word)
+  const askedSet = new Set(asked);
+  const speakers = new Map<string, boolean>();
+  const speakerAsked = (name: string): boolean => {
+    let v = speakers.get(name);
+    if (v === undefined) speakers.set(name, (v = queryTokens(name).some((t) => askedSet.has(t))));
+    return v;
+  };
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
@@ -590,12 +604,15 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       for (const t of aliased) { const tf = d.tf.get(t); if (tf) aliasOnce += (idf.get(t)! * tf * (PARAMS.k1 + 1)) / (tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * d.len) / avg)); }
       bm = Math.max(RANGE_FLOOR, bm - aliasOnce);
     }
-    const score = (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
+    const speaker = PARAMS.speakerWeight !== 1 && !wantsDate ? SPEAKER.exec(u.text) : null;
+    const said = speaker && speakerAsked(speaker[1]!) ? PARAMS.speakerWeight : 1;
+    const score = said * (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
     const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
     if (opts.explain) {
       item.explain = { bm25: round(bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
       if (aliasOnce) item.explain.aliasOnce = round(-aliasOnce);
+      if (said !== 1) item.explain.speaker = said;
       const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
       if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
     }

@@ -170,3 +170,17 @@ describe('a note line restating a log entry ranks below the entry', () => {
     expect(f.results[0].explain.restates).toBeUndefined();
   });
 });
+
+describe('the line said by the person the question names', () => {
+  it('"what does Melanie do" favours Melanie\'s own lines over Caroline\'s about the same thing; a date question does not', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2023-05-08.md'), '# 2023-05-08\n\n- 13:00 Caroline: Melanie, you said pottery is like therapy, I want to try pottery too ^spk00001\n- 13:01 Melanie: I signed up for a pottery class, it relaxes me ^spk00002\n');
+    const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2023-06-01', 'what does Melanie do to relax, pottery?', '--json', '--explain'])).stdout);
+    expect(s.results[0].id).toBe('spk00002');
+    expect(s.results[0].explain.speaker).toBe(1.2);
+    expect(s.results.find((r: any) => r.id === 'spk00001').explain.speaker).toBeUndefined();
+    const when = JSON.parse((await runCli(['search', '--root', root, '--now', '2023-06-01', 'when did Melanie try pottery', '--json', '--explain'])).stdout);
+    expect(when.results.every((r: any) => r.explain.speaker === undefined)).toBe(true);
+  });
+});
