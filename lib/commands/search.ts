@@ -67,6 +67,7 @@ function render(resp: SearchResponse, explain: boolean): string {
     return `no match for ${secret ? quoted : `"${quoted}"`}${resp.terms.length && !secret ? ` (terms: ${resp.terms.join(' ')})` : ''}\ntry fewer or other words, drop --tags/--type/--since filters, or check "memtier health"`;
   }
   const out: string[] = [];
+  if (explain && resp.aliases) out.push(`aliases: also searched ${resp.aliases.map((a) => `"${a}"`).join(', ')} (names the memory declares for names in the query)`);
   if (resp.range) out.push(`time: ${resp.range.from}${resp.range.to !== resp.range.from ? ` … ${resp.range.to}` : ''} (from "${resp.range.phrases.join('", "')}")`);
   resp.results.forEach((r, i) => {
     const meta = [r.type && `[${r.type}]`, r.date, r.tier, r.tags.length ? r.tags.map((t) => `#${t}`).join(' ') : undefined].filter(Boolean).join(' ');
@@ -142,7 +143,7 @@ export const command: CommandSpec = {
     }
     return {
       text: render(resp, opts.explain === true),
-      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
+      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), ...(resp.aliases ? { aliases: resp.aliases } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
       exitCode: 0,
     };
   },

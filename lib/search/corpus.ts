@@ -13,6 +13,20 @@ import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
 import { tokenize } from './tokenize.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
 import { fileUnits, type Unit } from './units.js';
+import { aliasTerm, declaredAliases } from './aliases.js';
+
+/** The alias pairs a unit declares: in its text, and its note's `aliases:` frontmatter. */
+export function unitAliases(u: Unit): [string, string][] {
+  const own = declaredAliases(u.text);
+  return u.aliases ? [...u.aliases, ...own] : own;
+}
+
+/** The zero-weight terms of the names a unit declares (aliasTerm of each side's tokens). */
+export function aliasTerms(u: Unit): string[] {
+  const out = new Set<string>();
+  for (const pair of unitAliases(u)) for (const name of pair) { const t = aliasTerm(tokenize(name)); if (t) out.add(t); }
+  return [...out];
+}
 
 /** Field weights (BM25F-style): a term in a tag or heading counts this many body occurrences. */
 export const FIELD_WEIGHTS = { body: 1, heading: 2, tags: 3 } as const;
@@ -35,6 +49,8 @@ function unitTerms(u: Unit): Terms {
   add(tagToks, FIELD_WEIGHTS.tags);
   // the entry id as a zero-weight term `^id`: findable (hot tier, citations), never scored
   if (u.id) tf.set(ID_TERM_PREFIX + u.id.toLowerCase(), 0);
+  // each name it declares for another as a zero-weight term (search/aliases.ts)
+  for (const t of aliasTerms(u)) tf.set(t, 0);
   return { tf, len: Math.max(1, len), tagTerms: new Set(tagToks) };
 }
 

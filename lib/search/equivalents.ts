@@ -174,22 +174,62 @@ function holds(text: string, form: string): boolean {
  * tokenized (a cold search pays for no dictionary it does not use).
  */
 export function equivalentTerms(query: string, terms: string[], tokenize: (s: string) => string[], known: (term: string) => boolean = () => true): string[] {
+  return equivalentsOf(query, terms, tokenize, known).terms;
+}
+
+/**
+ * equivalentTerms, and which of them stand in for a word the memory never writes: when no form
+ * the query holds of a group occurs in the memory (one of its tokens is indexed nowhere, e.g.
+ * "regression testing" asked of notes that say only 回归测试), the other forms are the only way
+ * the word is found, and there is no literal to weigh them below: they are `full`.
+ */
+export function equivalentsOf(query: string, terms: string[], tokenize: (s: string) => string[], known: (term: string) => boolean = () => true): { terms: string[]; full: Set<string> } {
   const text = query.toLowerCase();
   const have = new Set(terms);
   const out = new Set<string>();
+  const full = new Set<string>();
   // Chinese forms cost a dictionary load (~25 ms) to segment: an English query pays it only in a
   // memory that holds Chinese (one of the table's Chinese words is indexed), where it finds notes
   // written in the other language
   let chinese: boolean | undefined = HAN.test(text) || undefined;
   const memoryHasChinese = (): boolean => (chinese ??= EQUIVALENTS.some((g) => g.some((f) => HAN.test(f) && known(f))));
   for (const g of EQUIVALENTS) {
-    if (!g.some((f) => holds(text, f))) continue;
+    const held = g.filter((f) => holds(text, f));
+    if (!held.length) continue;
+    const absent = held.every((f) => tokensOf(f, tokenize).some((t) => !known(t)));
     for (const f of g) {
       if (HAN.test(f) && !memoryHasChinese()) continue;
-      for (const t of tokensOf(f, tokenize)) if (!have.has(t)) out.add(t);
+      for (const t of tokensOf(f, tokenize)) {
+        if (have.has(t)) continue;
+        out.add(t);
+        if (absent) full.add(t);
+      }
     }
   }
-  return [...out];
+  return { terms: [...out], full };
 }
 
 const HAN = /[\u3400-\u9fff]/;
+
+/**
+ * The query read word by word in the other language through the table: each form it holds replaced
+ * by its group's first form of the other script (Chinese for a Latin form, else Latin), so a name
+ * declared in one language ("东京合作方") is found from a question in the other ("the Tokyo partner").
+ * Undefined when nothing is replaced.
+ */
+export function translatedQuery(query: string): string | undefined {
+  let text = query.toLowerCase();
+  let changed = false;
+  for (const g of EQUIVALENTS) {
+    for (const f of g) {
+      if (!holds(text, f)) continue;
+      const han = HAN.test(f);
+      const other = g.find((o) => HAN.test(o) !== han);
+      if (other === undefined) continue;
+      text = text.split(f).join(han ? ` ${other} ` : other);
+      changed = true;
+      break;
+    }
+  }
+  return changed ? text : undefined;
+}

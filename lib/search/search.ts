@@ -2,8 +2,8 @@
  * search(ctx, query, opts): the one ranking used by `memtier search`, `memtier recall`,
  * `bench locomo` and in-process callers (dream, consolidate).
  *
- *   score = (bm25 + context) × file × tag × type × tier × activation × recency × time × superseded
- *           × derived × intent × open
+ *   score = speaker × (bm25 + context) × file × tag × type × tier × activation × recency × time
+ *           × superseded × derived × intent × open
  *
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
@@ -23,9 +23,15 @@
  *   dated inside its range × timeBoost (2) and adds that range's other entries at the end; a
  *   query made only of a time expression lists the range in date order.
  * - superseded entries are left out unless includeSuperseded (then × 0.5).
+ * - speaker: a line said by the person the question names ("Melanie: …" for "what does Melanie
+ *   do to relax") × speakerWeight (1.2, the factor of an answer of the asked kind), not for a
+ *   date question (the day a thing was said answers that whoever said it).
  * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
  *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
  *   query is a question not about open items): see the constants below.
+ * Then two orderings between related entries: on an outcome question the decision or change
+ * written after the report it borrows words from ranks just above that report (aboveReport), and
+ * a note whose best-matching line restates a log entry ranks just below that entry (restates).
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -39,12 +45,13 @@ import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
-import type { Doc, FileArrays, IndexView } from './corpus.js';
+import { STRIDE, unitAliases, type Doc, type FileArrays, type IndexView } from './corpus.js';
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
-import { EQUIVALENT_WEIGHT, equivalentTerms } from './equivalents.js';
-import { queryTokens } from './tokenize.js';
+import { EQUIVALENT_WEIGHT, equivalentsOf, translatedQuery } from './equivalents.js';
+import { queryTokens, tokenize } from './tokenize.js';
+import { aliasExpansions } from './aliases.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -73,6 +80,16 @@ export const PARAMS = {
   openWeight: 0.8,
   /** A query's time range also takes entries dated up to this many days after it whose text names a day inside it (0: off). */
   mentionDays: 7,
+  /** On an outcome question, the decision or change written after the report it borrows words from ranks just above that report. */
+  fixAboveReport: true,
+  /** A note's line that restates a log entry ranks just below that entry. */
+  restatedBelowEntry: true,
+  /** The factor of a line said by the person the question names ("Melanie: …" for "what does Melanie do"), not for a date question. */
+  speakerWeight: 1.2,
+  /** A name the memory declares for another ("Hayate Express（东京合作方）", aliases: frontmatter) also searches the other. */
+  aliases: true,
+  /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
+  standInFull: true,
 };
 
 /**
@@ -84,6 +101,7 @@ export const PARAMS = {
 const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
+const SPEAKER = /^(\p{Lu}[\p{L}'-]*):\s/u;
 /** A question after a day ("when", "which date", "how early", 哪天, 什么时候, 几号, 多早) is answered by a line that names one (a day, or a month of a year: 2026 年 1 月, May 2026). */
 const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day)|since when|how (?:early|late|far back))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时|多早|多晚|从哪天|从几号/i;
 const MONTHS_RE = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
@@ -153,11 +171,15 @@ export interface SearchResponse {
   range?: TimeRange;
   /** Matching entries before the cut to k. */
   total: number;
+  /** Other names of names in the query, declared by the memory (searched too, at EQUIVALENT_WEIGHT). */
+  aliases?: string[];
   results: SearchResult[];
 }
 
 /** Base score of an in-range entry that matches no query term. */
 const RANGE_FLOOR = 0.01;
+/** The weight of a declared alias's words: the same entity as the name the query says. */
+const ALIAS_WEIGHT = 1;
 
 const LOG_KINDS = new Set(['buffer', 'episodic', 'archive', 'legacy-daily', 'session-state']);
 
@@ -355,6 +377,29 @@ function candidates(pre: Float64Array, thr: number): number[] {
   return out;
 }
 
+/** The other names of names in the query (or in the query read in the other language: equivalents.ts translatedQuery). */
+function queryAliases(view: IndexView, textQuery: string, asked: string[], named: Set<string>): string[] {
+  const lookup = (t: string): [string, string][] | undefined => declarationsOf(view, t);
+  const names = aliasExpansions(asked, lookup, queryTokens, named);
+  const other = translatedQuery(textQuery);
+  if (other !== undefined) for (const n of aliasExpansions(queryTokens(other), lookup, queryTokens, named)) if (!names.includes(n)) names.push(n);
+  return names;
+}
+
+/** The alias pairs declared by the live entries holding alias term `t` (undefined when none). */
+function declarationsOf(view: IndexView, t: string): [string, string][] | undefined {
+  if (view.df(t) === 0) return undefined;
+  const out: [string, string][] = [];
+  for (const c of view.postingChunks(t)) {
+    for (let i = 0; i < c.length; i += STRIDE) {
+      if (!view.live(c[i]!)) continue;
+      const d = view.fileDocs(c[i]!)[c[i + 1]!];
+      if (d) out.push(...unitAliases(d.u));
+    }
+  }
+  return out;
+}
+
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
@@ -366,8 +411,16 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   if (range) for (const p of range.phrases) textQuery = textQuery.toLowerCase().replace(p, ' ');
   const asked = queryTokens(textQuery);
   // abbreviations and the other language's words (equivalents.ts), at a lower weight
-  const extra = equivalentTerms(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
-  const terms = [...asked, ...extra];
+  const { terms: extra, full: standIns } = equivalentsOf(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
+  // the other names of a name the query holds, as the memory declares them (aliases.ts)
+  const named = new Set<string>();
+  const aliasNames = PARAMS.aliases ? queryAliases(view, textQuery, asked, named) : [];
+  const aliased: string[] = [];
+  if (aliasNames.length) {
+    const have = new Set([...asked, ...extra]);
+    for (const name of aliasNames) for (const t of queryTokens(name)) if (!have.has(t)) { have.add(t); aliased.push(t); }
+  }
+  const terms = [...asked, ...extra, ...aliased];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
   const avg = view.totalLen / N || 1;
@@ -383,7 +436,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const df = view.df(t);
     idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
   }
-  for (const t of extra) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
+  // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
+  for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
+  for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -498,7 +553,15 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; intent: number; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; nb: number; intent: number; outcome: boolean; explain?: Record<string, number | string> }[] = [];
+  // the speaker of a line ("Melanie: …") is the person the question is about (their name is a query word)
+  const askedSet = new Set(asked);
+  const speakers = new Map<string, boolean>();
+  const speakerAsked = (name: string): boolean => {
+    let v = speakers.get(name);
+    if (v === undefined) speakers.set(name, (v = queryTokens(name).some((t) => askedSet.has(t))));
+    return v;
+  };
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
@@ -529,14 +592,29 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
     const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
     let intent = 1;
+    const outcome = wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text));
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
-    if (wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text))) intent *= PARAMS.intentWeight;
-    const score = (c.bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm: c.bm, src: c.ctx > c.bm ? c.src : -1, intent };
+    if (outcome) intent *= PARAMS.intentWeight;
+    // a name and its declared alias count once: an entry that holds the name the query says
+    // (the declaration itself, "Hayate Express（东京合作方）") scores no more for also holding the alias
+    let bm = c.bm;
+    let aliasOnce = 0;
+    if (aliased.length && [...named].some((t) => d.tf.has(t))) {
+      for (const t of aliased) { const tf = d.tf.get(t); if (tf) aliasOnce += (idf.get(t)! * tf * (PARAMS.k1 + 1)) / (tf + PARAMS.k1 * (1 - PARAMS.b + (PARAMS.b * d.len) / avg)); }
+      bm = Math.max(RANGE_FLOOR, bm - aliasOnce);
+    }
+    const speaker = PARAMS.speakerWeight !== 1 && !wantsDate ? SPEAKER.exec(u.text) : null;
+    const said = speaker && speakerAsked(speaker[1]!) ? PARAMS.speakerWeight : 1;
+    const score = said * (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
     if (opts.explain) {
-      item.explain = { bm25: round(c.bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
+      item.explain = { bm25: round(bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
+      if (aliasOnce) item.explain.aliasOnce = round(-aliasOnce);
+      if (said !== 1) item.explain.speaker = said;
+      const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
+      if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
     }
     scored.push(item);
   }
@@ -557,6 +635,24 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       }
     }
   }
+  // The fix after the report: on an outcome question ("what did we end up doing", 最后怎么改), an
+  // entry that says what was decided or changed, written after the neighbour it borrows words from
+  // (the report of the problem, in the question's words) and which does not, ranks just above it.
+  if (PARAMS.fixAboveReport && wantsOutcome && scored.length > 1) {
+    const bySlot = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) bySlot.set(s.slot, s);
+    for (const s of scored) {
+      const src = s.nb >= 0 ? bySlot.get(s.nb) : undefined;
+      if (!src || !s.outcome || src.outcome || s.slot < src.slot || s.score > src.score || !sameThread(s.d, src.d)) continue;
+      const raised = src.score + Math.min(0.001, src.score / 2);
+      if (s.explain) { s.explain.aboveReport = round(raised / s.score); s.explain.score = round(raised); }
+      s.score = raised;
+    }
+  }
+  // A note's line that restates a log entry (a fact consolidated from a day, a people note's line
+  // for a [PEOPLE] entry) is a copy: the entry, the original with its date and neighbours, ranks
+  // first, the note right below it.
+  if (PARAMS.restatedBelowEntry && scored.length > 1) restatedBelowEntry(scored, k, idf);
   scored.sort((a, b) => b.score - a.score || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
   if (listRange) scored.sort((a, b) => (a.d.u.date! < b.d.u.date! ? -1 : a.d.u.date! > b.d.u.date! ? 1 : 0) || (a.d.u.path < b.d.u.path ? -1 : a.d.u.path > b.d.u.path ? 1 : a.d.u.line - b.d.u.line));
 
@@ -573,8 +669,70 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     chosen.push({ d: s.d, r });
   }
   const resp: SearchResponse = { query, terms, total, results };
+  if (aliasNames.length) resp.aliases = aliasNames;
   if (range) resp.range = range;
   return resp;
+}
+
+/** Kinds whose units are notes (curated knowledge), as opposed to logs and the index. */
+const NOTE_KINDS = new Set(['semantic', 'procedural', 'knowledge', 'note', 'profile', 'graph']);
+/** A note line restates an entry when this share of its shingles (and at least RESTATE_MIN) are the entry's. */
+const RESTATE_SHARE = 0.5;
+const RESTATE_MIN = 4;
+
+/**
+ * restatedBelowEntry: each note unit among the first `k` results by score that ranks above a log
+ * entry matching the query's own terms, whose line that matches the query best (by the idf of the
+ * query terms it holds) restates that entry (RESTATE_SHARE of the line's shingles are the
+ * entry's), is set just below the best such entry. A section whose best line is another keeps
+ * its place: what it answers is not a copy.
+ */
+function restatedBelowEntry(scored: { d: Doc; score: number; bm: number; explain?: Record<string, number | string> }[], k: number, idf: Map<string, number>): void {
+  const order = [...scored].sort((a, b) => b.score - a.score);
+  const logs = order.filter((s) => LOG_KINDS.has(s.d.u.kind) && s.bm > RANGE_FLOOR);
+  if (!logs.length) return;
+  for (const s of order.slice(0, k)) {
+    if (!NOTE_KINDS.has(s.d.u.kind)) continue;
+    let lines: Set<string>[] | undefined;
+    for (const e of logs) {
+      if (e.score >= s.score) continue;
+      lines ??= bestLines(s.d.u.text, idf).map(textShingles).filter((l) => l.size >= RESTATE_MIN);
+      const b = shingles(e.d);
+      if (!lines.some((a) => restates(a, b))) continue;
+      const capped = e.score - Math.min(0.001, e.score / 2);
+      if (s.explain) { s.explain.restates = `${e.d.u.path}#L${e.d.u.line}`; s.explain.score = round(capped); }
+      s.score = capped;
+      break; // logs are in score order: the best entry it restates
+    }
+  }
+}
+
+/** The lines of a unit's text that hold the most idf mass of the query's terms (none when no line holds any). */
+function bestLines(text: string, idf: Map<string, number>): string[] {
+  const lines = text.split('\n');
+  if (lines.length === 1) return lines;
+  let best = 0;
+  let out: string[] = [];
+  for (const l of lines) {
+    let mass = 0;
+    for (const t of new Set(tokenize(l))) mass += idf.get(t) ?? 0;
+    if (mass > best) { best = mass; out = [l]; } else if (mass === best && mass > 0) out.push(l);
+  }
+  return out;
+}
+
+/** Do two neighbouring entries share a thread: a tag, or a word (not a number, not one character)? */
+function sameThread(a: Doc, b: Doc): boolean {
+  if (a.u.tags.some((t) => b.u.tags.includes(t))) return true;
+  const sb = shingles(b);
+  for (const t of shingles(a)) if (t.length > 1 && !/^\d+$/.test(t) && sb.has(t)) return true;
+  return false;
+}
+
+function restates(line: Set<string>, entry: Set<string>): boolean {
+  let inter = 0;
+  for (const t of line) if (entry.has(t)) inter++;
+  return inter >= RESTATE_MIN && inter >= RESTATE_SHARE * line.size;
 }
 
 /**
@@ -585,16 +743,19 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
 const shingleCache = new WeakMap<Doc, Set<string>>();
 function shingles(d: Doc): Set<string> {
   let s = shingleCache.get(d);
-  if (s) return s;
-  s = new Set<string>();
-  for (const run of d.u.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  if (!s) shingleCache.set(d, (s = textShingles(d.u.text)));
+  return s;
+}
+
+function textShingles(text: string): Set<string> {
+  const s = new Set<string>();
+  for (const run of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) {
       const ch = [...run];
       for (let i = 0; i + 1 < ch.length; i++) s.add(ch[i]! + ch[i + 1]!);
       if (ch.length === 1) s.add(run);
     } else s.add(run);
   }
-  shingleCache.set(d, s);
   return s;
 }
 

@@ -9,7 +9,7 @@
  * numbers the build translates (index-pool.ts) and which the worker empties when it grows large
  * (and says so: the build forgets its translation).
  */
-import { FIELD_WEIGHTS, ID_TERM_PREFIX } from './corpus.js';
+import { aliasTerms, FIELD_WEIGHTS, ID_TERM_PREFIX } from './corpus.js';
 import { asciiSpans, isAscii, latinTerm, lowerAsciiBytes, tokenizeInto, type TokenSink } from './tokenize.js';
 import { hashRange, StringTable } from './string-table.js';
 import { fileUnits } from './units.js';
@@ -263,6 +263,8 @@ export class TermCoder implements TokenSink {
       const len = this.len;
       // the entry id as a zero-weight term `^id`: findable (hot tier, citations), never scored
       if (u.id) this.countOne(this.dict.id(ID_TERM_PREFIX + u.id.toLowerCase()), 0, false);
+      // the names it declares for one another, zero-weight too (search/aliases.ts)
+      if (u.aliases || /[（(=＝]/.test(u.text)) for (const t of aliasTerms(u)) this.countOne(this.dict.id(t), 0, false);
       const n = this.seen.n;
       out.grow(out.n + 2 + 2 * n);
       const a = out.a;

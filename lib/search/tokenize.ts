@@ -18,7 +18,7 @@ import stem from 'wink-porter2-stemmer';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 6;
+export const TOKENIZER_VERSION = 7;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;

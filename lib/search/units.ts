@@ -34,10 +34,14 @@ export interface Unit {
   /** The unit's text as written (bullet line(s) or section body), trimmed. */
   text: string;
   superseded?: boolean;
+  /** Names the unit declares for one another (search/aliases.ts: its text's declarations, its note's `aliases:` frontmatter). */
+  aliases?: [string, string][];
 }
 
 export interface MiniFrontmatter {
   tags: string[];
+  /** `aliases:` of a note: other names of its title. */
+  aliases?: string[];
   type?: string;
   created?: string;
   lastVerified?: string;
@@ -60,6 +64,13 @@ function listValue(v: string): string[] {
   return inner.split(',').map((s) => unquote(s).replace(/^#/, '').trim().toLowerCase()).filter(Boolean);
 }
 
+/** A list of names, case kept (aliases are names, not tags). */
+function aliasValue(v: string): string[] {
+  const t = v.trim();
+  const inner = t.startsWith('[') && t.endsWith(']') ? t.slice(1, -1) : t;
+  return inner.split(',').map((s) => unquote(s).trim()).filter(Boolean);
+}
+
 /** The YAML subset reader. Returns undefined when the block needs the strict parser. */
 export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefined {
   const fm: MiniFrontmatter = { tags: [], lines: 0 };
@@ -75,6 +86,7 @@ export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefine
     const item = /^\s+-\s+(.*)$/.exec(l) ?? /^-\s+(.*)$/.exec(l);
     if (item) {
       if (listKey === 'tags') fm.tags.push(...listValue(item[1]!));
+      else if (listKey === 'aliases') (fm.aliases ??= []).push(...aliasValue(item[1]!));
       continue;
     }
     const kv = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(l);
@@ -82,8 +94,9 @@ export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefine
     const key = kv[1]!.toLowerCase();
     const val = kv[2]!.trim();
     listKey = val === '' ? key : undefined;
-    if (/^[|>]/.test(val) && ['tags', 'type', 'created', 'last_verified', 'title', 'name'].includes(key)) return undefined;
+    if (/^[|>]/.test(val) && ['tags', 'type', 'created', 'last_verified', 'title', 'name', 'aliases'].includes(key)) return undefined;
     if (key === 'tags' || key === 'tag') { if (val) fm.tags.push(...listValue(val)); else listKey = 'tags'; }
+    else if (key === 'aliases' || key === 'alias') { if (val) (fm.aliases ??= []).push(...aliasValue(val)); else listKey = 'aliases'; }
     else if (key === 'type') fm.type = unquote(val);
     else if (key === 'created' || key === 'date') fm.created ??= unquote(val).slice(0, 10);
     else if (key === 'last_verified' || key === 'updated') fm.lastVerified = unquote(val).slice(0, 10);
@@ -109,6 +122,9 @@ function strictFrontmatter(text: string, rel: string): MiniFrontmatter {
     if (lv) fm.lastVerified = lv;
     const title = typeof d.title === 'string' ? d.title : typeof d.name === 'string' ? d.name : undefined;
     if (title) fm.title = title;
+    const al = d.aliases ?? d.alias;
+    if (Array.isArray(al)) fm.aliases = al.map(String).filter(Boolean);
+    else if (typeof al === 'string') fm.aliases = aliasValue(al);
     fm.lines = r.bodyLine - 1;
   } catch { /* unreadable frontmatter: index the text as is; health reports the file */ }
   return fm;
@@ -156,6 +172,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
     const u: Unit = { path: info.rel, line, endLine: line, tags: [...fm!.tags], tier: info.tier, kind: info.kind, heading: heading ??= headingPath(), text: '' };
     if (fileDate) u.date = fileDate;
     if (fileType) u.type = fileType;
+    if (fm!.aliases?.length && title) u.aliases = fm!.aliases.map((a): [string, string] => [title, a]);
     return u;
   };
   const headingPath = (): string => [title, ...headings.filter(Boolean)].filter((h, i, a) => h && a.indexOf(h) === i).join(' › ');

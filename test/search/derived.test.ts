@@ -132,3 +132,55 @@ describe('borrowed words do not outrank their source', () => {
     }
   });
 });
+
+describe('the fix after the report', () => {
+  it('on an outcome question the decision written after the report it follows ranks above it; an unrelated change next to it does not (English and Chinese)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-07-20.md'), '# 2026-07-20\n\n- 08:40 [TECH] the billing database connection pool has maxOpenConns 20, requests queue at peak ^fixe0001\n- 09:10 [DECISION] maxOpenConns raised to 80, tried on the canary first ^fixe0002\n- 12:00 [TECH] 爸爸的核磁结果：左膝半月板撕裂 #family ^fixz0003\n- 12:30 [TECH] settlement 升级到 Java 21 #java ^fixz0004\n- 14:00 [TECH] MySQL 连接池 maxOpenConns 只有 20，高峰时排队 ^fixz0001\n- 14:30 [DECISION] maxOpenConns 调到 80，先在灰度实例上验证 ^fixz0002\n');
+    for (const [q, report, fix] of [['how did we fix the billing database connection pool in the end', 'fixe0001', 'fixe0002'], ['连接池最后怎么处理的', 'fixz0001', 'fixz0002']] as const) {
+      const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', q, '--json', '--explain'])).stdout);
+      expect(s.results.slice(0, 2).map((r: any) => r.id)).toEqual([fix, report]);
+      expect(s.results[0].explain.aboveReport).toBeGreaterThan(1);
+      const plain = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', q.replace(/how did we fix |in the end|最后怎么处理的/g, ''), '--json', '--explain'])).stdout);
+      expect(plain.results[0].id).toBe(report);
+    }
+    // 结果 asks an outcome, but the change next to the MRI result shares no tag and no word with it
+    const mri = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', '爸爸的核磁结果是什么', '--json', '--explain'])).stdout);
+    expect(mri.results[0].id).toBe('fixz0003');
+    expect(mri.results.find((r: any) => r.id === 'fixz0004')?.explain.aboveReport).toBeUndefined();
+  });
+});
+
+describe('a note line restating a log entry ranks below the entry', () => {
+  it('the dated entry comes first, the note that copies it right after; a note line that only shares a few words keeps its place', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/semantic/people.md'), '---\ntags: [people]\ntype: semantic\n---\n# People\n\n- Emily Carter: product manager in London, owns the customer roadmap\n- Kenji Sato: CTO of our Tokyo partner Hayate Express, API integration contact\n- 小林（林晓）：QA，负责 App 的回归测试；注意和阿杰都姓林\n- 阿杰（林志杰）：Flutter 负责人，司机端 App\n');
+    writeFileSync(join(root, 'memory/episodic/2026-04-02.md'), '# 2026-04-02\n\n- 09:30 [PEOPLE] Kenji Sato is the CTO of Hayate Express, our contact for the API integration ^rest0001\n- 10:00 [PEOPLE] 小林加入 QA，负责 App 回归测试，注意别和阿杰搞混，他们都姓林 ^rest0002\n- 11:00 [TECH] Flutter 升级 3.22 ^rest0003\n');
+    for (const [q, entry] of [['who is the CTO of the Tokyo partner Hayate Express', 'rest0001'], ['谁负责 App 的回归测试', 'rest0002']] as const) {
+      const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', q, '--json', '--explain'])).stdout);
+      expect(s.results[0].id).toBe(entry);
+      expect(s.results[1].path).toBe('memory/semantic/people.md');
+      expect(s.results[1].explain.restates).toBe(`memory/episodic/2026-04-02.md#L${entry === 'rest0001' ? 3 : 4}`);
+    }
+    // 阿杰's line shares Flutter with the entry, not half its words: the note keeps its place
+    const f = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', '阿杰 Flutter 负责人', '--json', '--explain'])).stdout);
+    expect(f.results[0].path).toBe('memory/semantic/people.md');
+    expect(f.results[0].explain.restates).toBeUndefined();
+  });
+});
+
+describe('the line said by the person the question names', () => {
+  it('"what does Melanie do" favours Melanie\'s own lines over Caroline\'s about the same thing; a date question does not', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2023-05-08.md'), '# 2023-05-08\n\n- 13:00 Caroline: Melanie, you said pottery is like therapy, I want to try pottery too ^spk00001\n- 13:01 Melanie: I signed up for a pottery class, it relaxes me ^spk00002\n');
+    const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2023-06-01', 'what does Melanie do to relax, pottery?', '--json', '--explain'])).stdout);
+    expect(s.results[0].id).toBe('spk00002');
+    expect(s.results[0].explain.speaker).toBe(1.2);
+    expect(s.results.find((r: any) => r.id === 'spk00001').explain.speaker).toBeUndefined();
+    const when = JSON.parse((await runCli(['search', '--root', root, '--now', '2023-06-01', 'when did Melanie try pottery', '--json', '--explain'])).stdout);
+    expect(when.results.every((r: any) => r.explain.speaker === undefined)).toBe(true);
+  });
+});

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EQUIVALENTS, equivalentTerms } from '../../lib/search/equivalents.js';
+import { EQUIVALENTS, equivalentTerms, equivalentsOf } from '../../lib/search/equivalents.js';
 import { queryTokens } from '../../lib/search/tokenize.js';
 import { runCli, tmpTree } from '../helpers.js';
 
@@ -42,5 +42,20 @@ describe('equivalents for work, people and places', () => {
     expect((await ids(root, 'what does Brightway care most about for the demo'))[0]).toBe('eqw00001');
     expect((await ids(root, 'who owns regression testing for the app'))[0]).toBe('eqw00003');
     expect((await ids(root, '日本合作方的接口限流多少'))[0]).toBe('eqw00005');
+  });
+});
+
+describe('an equivalent standing in for a word the memory never writes', () => {
+  it('takes the full weight of that word; with the word written somewhere it weighs half', async () => {
+    const known = (absent: string) => (t: string): boolean => t !== absent;
+    const q = 'who owns regression testing for the driver app';
+    expect([...equivalentsOf(q, queryTokens(q), queryTokens, known('regress')).full].sort()).toEqual(['回归', '测试']);
+    expect(equivalentsOf(q, queryTokens(q), queryTokens, () => true).full.size).toBe(0);
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [PEOPLE] 小林加入 QA，负责 App 回归测试 ^eqs00001\n- 10:00 [PEOPLE] Emily owns the UK rollout: drivers get the new driver app first ^eqs00002\n- 11:00 [TECH] the driver app ships on Friday ^eqs00003\n');
+    expect((await ids(root, q))[0]).toBe('eqs00001');
+    const ex = JSON.parse((await runCli(['search', '--root', root, q, '--json', '--explain'])).stdout).results[0].explain;
+    expect(ex.standIn.split(' ').sort()).toEqual(['回归', '测试']);
   });
 });

@@ -1,0 +1,53 @@
+/**
+ * Aliases the memory declares ("Hayate Express（东京合作方）", "小林（林晓）", "Robert (aka Bob)",
+ * "Bob = Robert", a note's `aliases:`): a question naming one name finds the lines that say only
+ * the other; a parenthesis that is not a second name declares nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { declaredAliases } from '../../lib/search/aliases.js';
+import { runCli, tmpTree } from '../helpers.js';
+
+const search = async (root: string, q: string): Promise<any> => JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-21', q, '--json', '--explain'])).stdout);
+
+describe('declared aliases', () => {
+  it('reads names in parentheses, aka and X = Y lines, and nothing else', () => {
+    expect(declaredAliases('Hayate Express（东京合作方）要接我们的轨迹查询 API')).toEqual([['Hayate Express', '东京合作方']]);
+    expect(declaredAliases('- 小林（林晓）：QA，负责回归测试')).toEqual([['小林', '林晓']]);
+    expect(declaredAliases('周明，远航物流（FarSail Logistics）后端负责人')).toEqual([['远航物流', 'FarSail Logistics']]);
+    expect(declaredAliases('met Robert (aka Bob) at the airport')).toEqual([['Robert', 'Bob']]);
+    expect(declaredAliases('- Bob = Robert Miller')).toEqual([['Bob', 'Robert Miller']]);
+    for (const none of ['延迟告警阈值 5s（待确认）', '司机端 App (driver app)', '乐乐入学的学校是南山实验学校（麒麟部）', 'maxOpenConns = 80', 'e-POD (electronic proof of delivery)', '不要岩板（岩板边角容易崩）']) {
+      expect(declaredAliases(none)).toEqual([]);
+    }
+  });
+
+  it('a question naming one name finds the line that says only the other, in either language; the declaration counts its names once', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-03-28.md'), '# 2026-03-28\n\n- 14:00 [PROJ] Hayate Express（东京合作方）要接我们的轨迹查询 API ^alia0001\n- 15:00 [TECH] 合作方 wiki 整理了一遍 ^alia0002\n');
+    writeFileSync(join(root, 'memory/episodic/2026-04-02.md'), '# 2026-04-02\n\n- 09:30 [PEOPLE] Kenji Sato is the CTO of Hayate Express, our contact for the integration ^alia0003\n- 15:40 [TECH] 给 Hayate 的限流 200 QPS ^alia0004\n');
+    const zh = await search(root, '东京合作方的限流是多少');
+    expect(zh.results[0].id).toBe('alia0004');
+    expect(zh.results[0].explain.matched).toMatch(/hayat/);
+    expect(zh.aliases).toEqual(['Hayate Express']);
+    const en = await search(root, 'who is our contact at the Tokyo partner');
+    expect(en.results.map((r: any) => r.id).slice(0, 3)).toContain('alia0003');
+    expect(en.results.find((r: any) => r.id === 'alia0003').explain.matched).toMatch(/hayat/);
+    const decl = en.results.find((r: any) => r.id === 'alia0001');
+    expect(decl.explain.aliasOnce).toBeLessThan(0);
+  });
+
+  it('a note\'s aliases: frontmatter names its title', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/semantic/robert.md'), '---\ntype: people\naliases: [Bobby, 老罗]\n---\n# Robert Miller\n\nLives in Leeds, two kids.\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-02.md'), '# 2026-05-02\n\n- 09:00 [EVENT] Robert Miller moved his flight to Friday ^alib0001\n- 10:00 [EVENT] the printer moved to floor 2 ^alib0002\n');
+    // the note is about Robert (its title); the entry that says only "Robert Miller" is found too
+    for (const q of ['when does Bobby fly', '老罗 moved']) {
+      const s = await search(root, q);
+      expect(s.results.find((r: any) => r.id === 'alib0001')?.explain.matched).toMatch(/robert/);
+    }
+  });
+});
