@@ -138,8 +138,8 @@ export const repeatKey = (text: string): string => {
   return ASCII_ONLY.test(lower) ? lower.replace(/[\t-\r !-#%-*,-/:;?@[-\]_{}]+/g, '') : lower.replace(/[\s\p{P}]+/gu, '');
 };
 
-/** One letter or digit of any script. */
-const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+/** One letter or digit of any script (made on first use: creating it already builds its Unicode tables). */
+let letterOrDigit: RegExp | undefined;
 
 /**
  * What /[\p{L}\p{N}][\p{L}\p{N}_/-]*\/gu matches in `text`: runs that start with a letter or digit
@@ -152,7 +152,7 @@ export function unicodeWords(text: string): Set<string> {
   let start = -1;
   for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
-    const ln = cp < 128 ? (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : LETTER_OR_DIGIT.test(String.fromCodePoint(cp));
+    const ln = cp < 128 ? (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : (letterOrDigit ??= /^[\p{L}\p{N}]$/u).test(String.fromCodePoint(cp));
     if (start < 0) {
       if (ln) start = i;
     } else if (!ln && cp !== 95 && cp !== 47 && cp !== 45) {

@@ -208,9 +208,19 @@ const LITERAL_TABLE: [literal: string, anchor: string, rules: string[]][] = [
 /** The rules of the hand tests: `://…@`, `sk` + 32 hex digits, `[mno]…\.`. */
 const HAND_RULES: Record<number, string> = { 58: 'url-credentials', 107: 'twilio-key', 46: 'discord-token' };
 
+/** A literal's positions: "[sr]k_" → ["sr", "k", "_"] (a bracket holds the characters allowed there; every character here is one UTF-16 unit). */
+function positions(lit: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lit.length; i++) {
+    const close = lit[i] === '[' ? lit.indexOf(']', i) : -1;
+    if (close > i + 1) { out.push(lit.slice(i + 1, close)); i = close; } else out.push(lit[i]!);
+  }
+  return out;
+}
+
 const LITERALS: [sets: number[][], anchor: number, rules: string[]][] = LITERAL_TABLE.map(([lit, at, rules]) => {
-  const sets = lit.match(/\[[^\]]+\]|./gu)!.map((x) => (x.length > 1 && x.startsWith('[') ? x.slice(1, -1) : x));
-  return [sets.map((x) => [...x].map((ch) => ch.charCodeAt(0))), sets.indexOf(at), rules];
+  const sets = positions(lit);
+  return [sets.map((x) => Array.from(x, (ch) => ch.charCodeAt(0))), sets.indexOf(at), rules];
 });
 
 /** ASCII lower case (what /i folds to without the u flag: nothing beyond ASCII folds onto ASCII). */
@@ -340,11 +350,12 @@ export const mayHoldSecret = (text: string): boolean => scanAnchors(text);
  * The rules whose literal is in the text (case-insensitively): the only ones of SECRET_RULES
  * that can match it, besides the bare AWS key (a scan of its own, run on every text).
  */
-export function secretRulesIn(text: string): Set<string> {
-  const found = new Set<string>();
-  scanAnchors(text, found);
-  return found;
+export function secretRulesIn(text: string): ReadonlySet<string> {
+  scratch.clear();
+  return scanAnchors(text, scratch) ? new Set(scratch) : NONE;
 }
+const scratch = new Set<string>();
+const NONE: ReadonlySet<string> = new Set<string>();
 
 /** The literal prefixes of the `prefixed` rules: where a token split in two is looked for. */
 const JOIN_PREFIX = /(?:sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|AKIA|ASIA|xox[abposre]-|AIza|eyJ|npm_|glpat-|hf_|SK(?=[0-9a-f])|SG\.)/g;
@@ -377,6 +388,9 @@ const lineOf = (text: string, index: number): number => {
   return n;
 };
 
+/** The rules found by a scan of their own (run over every text, literal or not). */
+const FIND_RULES = SECRET_RULES.filter((r) => r.find);
+
 /** SECRET_RULES' regular expressions with the g flag, each made on first use. */
 const compiled: (RegExp | undefined)[] = [];
 const globalRe = (i: number): RegExp => {
@@ -393,6 +407,8 @@ export function scanSecrets(input: string, gate = true): SecretFinding[] {
   const text = normalizeForScan(input);
   const rules = gate ? secretRulesIn(text) : undefined;
   const any = rules === undefined || rules.size > 0;
+  // most text holds no literal: then only the rules with a scan of their own can match
+  if (!any && !FIND_RULES.some((r) => r.find!(text).length > 0)) return out;
   const seen = new Set<string>();
   const push = (rule: SecretRule, line: number, value: string): void => {
     const masked = mask(value);
