@@ -523,7 +523,9 @@ export const BACK_WORDS = new Set(['switch', 'switched', 'switching', 'back', 'g
 
 /** The words of a decision that can name its topic or its choice (3+ letters, not WEAK). */
 export function words(s: string): Set<string> {
-  return new Set(normalizeText(s).split(' ').filter((w) => w.length >= 3 && !WEAK.has(w)));
+  const out = new Set<string>();
+  for (const w of normalizeText(s).split(' ')) if (w.length >= 3 && !WEAK.has(w)) out.add(w);
+  return out;
 }
 
 /** A decision as findReversals needs it: its text and when it was made (`YYYY-MM-DD HH:MM`). */
@@ -556,13 +558,18 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
   const texts = decisions.map((d) => d.text);
   const whens = decisions.map((d) => d.when);
   const sets = texts.map(words);
-  // words by rank: fewest decisions first (ties by first appearance)
+  // each decision's words as ranks, ascending (rarest first): decision i's are words[from[i] .. from[i + 1])
+  const from = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) from[i + 1] = from[i]! + sets[i]!.size;
+  const wordsOf = new Int32Array(from[n]!);
+  // words by rank: fewest decisions first (ties by first appearance); wordsOf holds first-appearance numbers until ranked
   const firstSeen = new Map<string, number>();
   const counts: number[] = [];
-  for (const set of sets) {
-    for (const w of set) {
-      const k = firstSeen.get(w);
-      if (k === undefined) { firstSeen.set(w, counts.length); counts.push(1); } else counts[k]!++;
+  for (let i = 0, at = 0; i < n; i++) {
+    for (const w of sets[i]!) {
+      let k = firstSeen.get(w);
+      if (k === undefined) { k = counts.length; firstSeen.set(w, k); counts.push(1); } else counts[k]!++;
+      wordsOf[at++] = k;
     }
   }
   const V = counts.length;
@@ -575,11 +582,8 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
   const need = (size: number): number => Math.max(2, Math.ceil(size / 2));
   /** How many of a decision's first (rarest) words another on its topic must share one of. */
   const prefixOf = (size: number): number => (size >= 2 ? size - need(size) + 1 : 0);
-  // each decision's words as ranks, ascending (rarest first): decision i's are words[from[i] .. from[i + 1])
-  const from = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) from[i + 1] = from[i]! + sets[i]!.size;
-  const wordsOf = new Int32Array(from[n]!);
-  for (let i = 0; i < n; i++) wordsOf.set(Int32Array.from(sets[i]!, (w) => rank.get(w)!).sort(), from[i]!);
+  for (let k = 0; k < wordsOf.length; k++) wordsOf[k] = rankOf[wordsOf[k]!]!;
+  for (let i = 0; i < n; i++) wordsOf.subarray(from[i]!, from[i + 1]!).sort();
   const size = (i: number): number => from[i + 1]! - from[i]!;
   // postings of every word and of prefix words, decisions ascending, in flat arrays; at decision j
   // a word's list is read up to its `seen` count, so it holds only earlier decisions
@@ -599,16 +603,19 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
   const postLen = new Int32Array(V);
   const prefLen = new Int32Array(V);
   const sameTopic = (i: number, j: number): boolean => {
+    const t = need(Math.min(size(i), size(j)));
     let shared = 0;
     const xe = from[i + 1]!;
     const ye = from[j + 1]!;
+    // stop as soon as the words left on the shorter side cannot make up the count
     for (let x = from[i]!, y = from[j]!; x < xe && y < ye;) {
       const d = wordsOf[x]! - wordsOf[y]!;
-      if (d < 0) x++;
-      else if (d > 0) y++;
-      else { shared++; x++; y++; }
+      if (d < 0) { x++; if (shared + xe - x < t) return false; }
+      else if (d > 0) { y++; if (shared + ye - y < t) return false; }
+      else if (++shared >= t) return true;
+      else { x++; y++; }
     }
-    return shared >= need(Math.min(size(i), size(j)));
+    return false;
   };
   const flagged = new Uint8Array(n);
   /** seen[i] === j: decision i is already a candidate of decision j. */
@@ -681,14 +688,14 @@ export function findReversals(decisions: readonly Decided[]): [number, number][]
             const r = wordsOf[q]!;
             for (let k = postStart[r]!, e = k + postLen[r]!; k < e; k++) {
               const i = post[k]!;
-              if (seen[i] !== j && !flagged[i] && size(i) >= mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+              if (seen[i] !== j && !flagged[i] && size(i) >= mine) { seen[i] = j; if (holdsObject(i, j)) candidates[c++] = i; }
             }
           }
           for (let q = lo; q < hi; q++) {
             const r = wordsOf[q]!;
             for (let k = prefStart[r]!, e = k + prefLen[r]!; k < e; k++) {
               const i = pref[k]!;
-              if (seen[i] !== j && !flagged[i] && size(i) < mine && holdsObject(i, j)) { seen[i] = j; candidates[c++] = i; }
+              if (seen[i] !== j && !flagged[i] && size(i) < mine) { seen[i] = j; if (holdsObject(i, j)) candidates[c++] = i; }
             }
           }
         }

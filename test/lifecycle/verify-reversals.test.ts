@@ -85,7 +85,41 @@ function generate(seed: number, n: number): Decided[] {
   return out.sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
 }
 
+/**
+ * Long decisions over a small shared vocabulary, as in a large memory: most words are common, a few
+ * hold a reversal word ("not", "instead of"), and same-topic pairs are rare, so that candidates come
+ * from both sources (object postings and prefix postings), sizes differ widely and the same-topic
+ * test mostly rejects, often late.
+ */
+function generateLong(seed: number, n: number): Decided[] {
+  const rnd = seededRandom(seed);
+  const vocab = Array.from({ length: 8 + Math.floor(rnd() * 40) }, (_, k) => `w${k.toString(36)}x`);
+  const pick = (): string => vocab[Math.floor(rnd() * rnd() * vocab.length)]!; // skewed: low numbers common
+  const MARKS = ['not', 'instead of', 'no longer', 'rather than', 'drop', 'replace'];
+  const out: Decided[] = [];
+  for (let k = 0; k < n; k++) {
+    if (out.length && rnd() < 0.05) { out.push({ ...out[Math.floor(rnd() * out.length)]! }); continue; }
+    const len = 1 + Math.floor(rnd() * rnd() * 24);
+    const ws = Array.from({ length: len }, pick);
+    if (rnd() < 0.4) ws.splice(Math.floor(rnd() * (ws.length + 1)), 0, MARKS[Math.floor(rnd() * MARKS.length)]!);
+    if (rnd() < 0.03) ws.push('back to', pick());
+    out.push({ text: ws.join(' '), when: `2026-0${1 + Math.floor(rnd() * 3)}-1${Math.floor(rnd() * 10)} 1${Math.floor(rnd() * 4)}:00` });
+  }
+  return out.sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : 0));
+}
+
 describe('reversed decisions (findReversals)', () => {
+  it('on long decisions sharing common words, finds exactly what the exhaustive search finds', () => {
+    let found = 0;
+    for (let seed = 1; seed <= 120; seed++) {
+      const ds = generateLong(seed, 20 + (seed % 7) * 30);
+      const expected = reference(ds);
+      expect(findReversals(ds), `seed ${seed}`).toEqual(expected);
+      found += expected.length;
+    }
+    expect(found).toBeGreaterThan(300);
+  });
+
   it('finds exactly the reversals the search of every earlier decision found', () => {
     let found = 0;
     for (let seed = 1; seed <= 150; seed++) {
