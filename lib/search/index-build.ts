@@ -131,7 +131,7 @@ export class IndexBuilder {
     }
     for (let i = next; i < files.length; i++) {
       const f = files[i]!;
-      const r = readMemoryText(root, f.path);
+      const r = readMemoryText(root, f.path, f);
       if (r) { at[i] = this.paths.length; this.addText(f.path, f.mtimeMs, f.size, r.text); }
       tick(i + 1);
     }
