@@ -1,8 +1,9 @@
 /**
  * The index cache's writer (the format is index-format.ts): a build streamed file by file, so its
  * memory stays bounded whatever the memory's size. Each file is read, indexed and let go; its
- * postings go to one of B term buckets (termHash % B), and a bucket's buffer is appended to its
- * spill file in the build folder whenever it fills. At the end the number of shards S (a power of
+ * postings go to one of B term buckets (termHash % B), and a bucket's buffer is appended to the
+ * build's one spill file whenever it fills (one file for all buckets: creating a file costs ~0.8 ms
+ * of system time on the reference VM, and a file per bucket was 64 of them). At the end the number of shards S (a power of
  * two, a multiple of B) is chosen from the postings counted, and each bucket in turn is read back,
  * grouped by term (a counting sort, slots stay ascending) and written as its S / B shards
  * (termHash % S ≡ bucket mod B), then removed. What stays in memory: the term dictionary, one
@@ -19,9 +20,9 @@ import { tokenizerConfigKey } from './tokenize.js';
 import { encodeOnWorkers, workerUrl, type PoolFile, type PoolOptions } from './index-pool.js';
 import { CACHE_VERSION, fileTableBytes, INDEX_DIR, newBuildName, NOENT, putVarint, SHARD_POSTINGS, tokenizerKey, type DirRow, type Manifest } from './index-format.js';
 
-/** Term buckets at most (each a spill file while building). */
+/** Term buckets at most. */
 const MAX_BUCKETS = 64;
-/** Postings a bucket buffers before it is appended to its spill file. */
+/** Postings a bucket buffers before it is appended to the spill file. */
 const BUCKET_POSTINGS = 8 * 1024;
 /** Most shards a build is split into. */
 const MAX_SHARDS = 4096;
@@ -67,7 +68,10 @@ export class IndexBuilder {
   private readonly buf: Int32Array[];
   private readonly fill: Int32Array;
   private readonly spilled: number[];
-  private readonly fds: (number | undefined)[];
+  /** Per bucket: where its spilled buffers are in the spill file (byte offset, ints; pairs). */
+  private readonly chunks: number[][];
+  private fd: number | undefined;
+  private spillEnd = 0;
   private postings = 0;
   private readonly mtime = new Grow(f64(1024), f64);
   private readonly size = new Grow(f64(1024), f64);
@@ -91,7 +95,7 @@ export class IndexBuilder {
     this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
     this.fill = new Int32Array(this.B);
     this.spilled = new Array<number>(this.B).fill(0);
-    this.fds = new Array<number | undefined>(this.B).fill(undefined);
+    this.chunks = Array.from({ length: this.B }, () => []);
   }
 
   /** Index one file's entries (their computed terms are dropped once read). */
@@ -131,7 +135,7 @@ export class IndexBuilder {
     }
     for (let i = next; i < files.length; i++) {
       const f = files[i]!;
-      const r = readMemoryText(root, f.path);
+      const r = readMemoryText(root, f.path, f);
       if (r) { at[i] = this.paths.length; this.addText(f.path, f.mtimeMs, f.size, r.text); }
       tick(i + 1);
     }
@@ -203,32 +207,34 @@ export class IndexBuilder {
   }
 
   private spill(b: number): void {
-    let fd = this.fds[b];
-    if (fd === undefined) this.fds[b] = fd = openSync(join(this.dir, `spill-${b}.tmp`), 'w+');
+    const fd = this.fd ??= openSync(join(this.dir, 'spill.tmp'), 'w+');
     const buf = this.buf[b]!;
     const bytes = Buffer.from(buf.buffer, buf.byteOffset, this.fill[b]! * 4);
-    for (let o = 0; o < bytes.length;) o += writeSync(fd, bytes, o);
+    for (let o = 0; o < bytes.length;) o += writeSync(fd, bytes, o, bytes.length - o, this.spillEnd + o);
+    this.chunks[b]!.push(this.spillEnd, this.fill[b]!);
+    this.spillEnd += bytes.length;
     this.spilled[b]! += this.fill[b]!;
     this.fill[b] = 0;
   }
 
-  /** Bucket b's triples (into `into`, grown when short): its spill file read back, then what is still buffered. */
+  /** Bucket b's triples (into `into`, grown when short): its chunks of the spill file read back, then what is still buffered. */
   private bucket(b: number, into: Int32Array): Int32Array {
     // (a view of `into` when it is long enough)
-    const fd = this.fds[b];
     const n = this.spilled[b]! + this.fill[b]!;
     const all = into.length >= n ? into.subarray(0, n) : new Int32Array(n);
-    if (fd !== undefined) {
-      const bytes = Buffer.from(all.buffer, all.byteOffset, this.spilled[b]! * 4);
-      for (let o = 0; o < bytes.length;) {
-        const r = readSync(fd, bytes, o, bytes.length - o, o);
+    const ch = this.chunks[b]!;
+    const bytes = Buffer.from(all.buffer, all.byteOffset, this.spilled[b]! * 4);
+    for (let c = 0, to = 0; c < ch.length; c += 2) {
+      const from = ch[c]!;
+      const len = ch[c + 1]! * 4;
+      for (let o = 0; o < len;) {
+        const r = readSync(this.fd!, bytes, to + o, len - o, from + o);
         if (r <= 0) throw new Error('index spill file is short');
         o += r;
       }
-      closeSync(fd);
-      this.fds[b] = undefined;
-      unlinkSync(join(this.dir, `spill-${b}.tmp`));
+      to += len;
     }
+    this.chunks[b] = [];
     all.set(this.buf[b]!.subarray(0, this.fill[b]!), this.spilled[b]!);
     this.buf[b] = new Int32Array(0);
     return all;
@@ -296,6 +302,11 @@ export class IndexBuilder {
         writeFileSync(join(this.dir, `t-${b + j * this.B}.bin`), out.subarray(0, p));
       }
     }
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      this.fd = undefined;
+      unlinkSync(join(this.dir, 'spill.tmp'));
+    }
     const nf = this.paths.length;
     const ft = Buffer.alloc(fileTableBytes(nf, this.slots));
     const f = new Float64Array(ft.buffer, ft.byteOffset, 2 * nf);
@@ -323,9 +334,10 @@ export class IndexBuilder {
     return m;
   }
 
-  /** Give up: close the spill files and remove the build folder. */
+  /** Give up: close the spill file and remove the build folder. */
   abort(): void {
-    for (const fd of this.fds) if (fd !== undefined) try { closeSync(fd); } catch { /* ignore */ }
+    if (this.fd !== undefined) try { closeSync(this.fd); } catch { /* ignore */ }
+    this.fd = undefined;
     try { rmSync(this.dir, { recursive: true, force: true }); } catch { /* ignore */ }
   }
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateMemory } from '../../lib/bench/perf.js';
 import { CACHE_VERSION, ChangedFileError, INDEX_DIR, openIndex, readManifest, rebuildIndex, scanFiles } from '../../lib/search/cache.js';
-import { loadCorpusFresh, readAndIndex } from '../../lib/search/corpus.js';
+import { loadCorpusFresh, readAndIndex, readMemoryText } from '../../lib/search/corpus.js';
+import { MAX_FILE_BYTES } from '../../lib/store/guards/text.js';
 import { IndexBuilder } from '../../lib/search/index-build.js';
 import { rank, search } from '../../lib/search/search.js';
 import { warmMemory } from '../../lib/watch/warm.js';
@@ -152,5 +153,23 @@ describe('index build progress', () => {
     expect(lines.some((l) => /^indexing memory: [\d,]+\/41 files/.test(l))).toBe(true);
     expect(lines.some((l) => /^indexed memory: 41 files in [\d.]+ s$/.test(l))).toBe(true);
     expect(statSync(join(root, INDEX_DIR, 'manifest.json')).isFile()).toBe(true);
+  });
+});
+
+describe('readMemoryText with the scan\'s stats (no fstat)', () => {
+  it('reads the whole file, keeps the scan\'s stats, and refuses what is no longer a small regular file', () => {
+    const root = tree({ 'memory/a.md': '\ufeffone\r\ntwo\n', 'memory/b.md': 'short' });
+    const scanned = { mtimeMs: 1234, size: 5 };
+    // the same text as with the fstat
+    expect(readMemoryText(root, 'memory/a.md', { mtimeMs: 1, size: statSync(join(root, 'memory/a.md')).size })?.text).toBe(readMemoryText(root, 'memory/a.md')?.text);
+    // grown since the scan: read to its end, the scan's stats returned (the next query sees the change)
+    appendFileSync(join(root, 'memory/b.md'), ' and longer'.repeat(10_000));
+    expect(readMemoryText(root, 'memory/b.md', scanned)).toEqual({ text: 'short' + ' and longer'.repeat(10_000), ...scanned });
+    // now a folder, or over the limit: not read
+    mkdirSync(join(root, 'memory/c.md'));
+    expect(readMemoryText(root, 'memory/c.md', scanned)).toBeUndefined();
+    expect(readMemoryText(root, 'memory/b.md', { mtimeMs: 1, size: MAX_FILE_BYTES + 1 })).toBeUndefined();
+    writeFileSync(join(root, 'memory/b.md'), 'x'.repeat(MAX_FILE_BYTES + 1));
+    expect(readMemoryText(root, 'memory/b.md', scanned)).toBeUndefined();
   });
 });
