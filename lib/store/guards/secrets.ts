@@ -180,8 +180,8 @@ export function mask(value: string): string {
  * matches none of it and skips the rule regexes (each costs a compile on first use in a cold
  * process). Keep it in step with SECRET_RULES: the per-rule tests fail if a rule is not covered.
  * The bare AWS key has no literal: its own one-pass scan runs whatever the prefilter says.
- * This regular expression is the definition; `mayHoldSecret` runs it (a regex with this many
- * alternatives tries each at every position: ~20 ms per MB).
+ * This regular expression is the definition; `secretRulesIn` reads its literals in one pass (a
+ * regex with this many alternatives tries each at every position: ~20 ms per MB).
  */
 export const PREFILTER = /sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|akia|asia|xox|hooks\.slack|aiza|eyj|npm_|glpat-|hf_|private key|:\/\/[^\s@]*@|pass|pwd|secret|token|api_?key|apikey|private_?key|bearer|basic|accountkey|sharedaccesskey|sk[0-9a-f]{32}|sg\.|discord|:aa|[mno][a-z0-9_-]{23,25}\.|密码|口令|密碼/i;
 
@@ -262,11 +262,10 @@ ANCHORS.forEach((c, k) => {
 });
 
 /**
- * Does PREFILTER match with the anchor number `k` (character `c`, lower-cased) at `i`? With
- * `found`, every literal and hand test that matches there adds its rules to it (no early return).
+ * PREFILTER's literals at `i` (anchor number `k`, character `c` lower-cased): each literal and hand
+ * test that matches there adds its rules to `found`.
  */
-function prefilterAt(text: string, i: number, k: number, c: number, found?: Set<string>): boolean {
-  let hit = false;
+function prefilterAt(text: string, i: number, k: number, c: number, found: Set<string>): void {
   const lits = LITS_OF[k]!;
   for (let l = 0; l < lits.length; l++) {
     const lit = lits[l]!;
@@ -275,22 +274,13 @@ function prefilterAt(text: string, i: number, k: number, c: number, found?: Set<
     if (start < 0 || start + sets.length > text.length) continue;
     let j = 0;
     while (j < sets.length && sets[j]!.includes(low(text.charCodeAt(start + j)))) j++;
-    if (j === sets.length) {
-      if (!found) return true;
-      hit = true;
-      for (const r of lit[2]) found.add(r);
-    }
+    if (j === sets.length) for (const r of lit[2]) found.add(r);
   }
-  const hand = (): boolean => {
-    if (!found) return true;
-    found.add(HAND_RULES[c]!);
-    return (hit = true);
-  };
   if (c === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
     // `:\/\/[^\s@]*@`
     for (let j = i + 3; j < text.length; j++) {
       const d = text.charCodeAt(j);
-      if (d === 64) return hand();
+      if (d === 64) { found.add(HAND_RULES[c]!); break; }
       if (isSpace(d)) break;
     }
   }
@@ -298,7 +288,7 @@ function prefilterAt(text: string, i: number, k: number, c: number, found?: Set<
     // `sk[0-9a-f]{32}`
     let j = 1;
     while (j <= 32 && isHex(low(text.charCodeAt(i + j)))) j++;
-    if (j > 32) return hand();
+    if (j > 32) found.add(HAND_RULES[c]!);
   }
   if (c === 46) {
     // `[mno][a-z0-9_-]{23,25}\.`: a run of word characters before the dot with m, n or o 24 to 26 back
@@ -306,10 +296,9 @@ function prefilterAt(text: string, i: number, k: number, c: number, found?: Set<
     while (r < 26 && i - r - 1 >= 0 && isWordish(low(text.charCodeAt(i - r - 1)))) r++;
     for (let n = 23; n <= 25 && n + 1 <= r; n++) {
       const m = low(text.charCodeAt(i - n - 1));
-      if (m === 109 || m === 110 || m === 111) return hand();
+      if (m === 109 || m === 110 || m === 111) { found.add(HAND_RULES[c]!); break; }
     }
   }
-  return hit;
 }
 
 const code = (text: string, i: number): number => {
@@ -318,14 +307,18 @@ const code = (text: string, i: number): number => {
   return c < 128 ? c : 128;
 };
 
+const scratch = new Set<string>();
+const NONE: ReadonlySet<string> = new Set<string>();
+
 /**
- * The one pass over the text behind mayHoldSecret and secretRulesIn: it stops only at its
- * literals' anchor characters, and compares literals only where the characters around the
- * anchor allow one. Without `found` it returns at the first match.
+ * The rules whose literal is in the text (case-insensitively): the only ones of SECRET_RULES
+ * that can match it, besides the bare AWS key (a scan of its own, run on every text). Empty
+ * exactly when PREFILTER does not match. One pass that stops only at the literals' anchor
+ * characters, and compares literals only where the characters around the anchor allow one.
  */
-function scanAnchors(text: string, found?: Set<string>): boolean {
+export function secretRulesIn(text: string): ReadonlySet<string> {
+  scratch.clear();
   const n = text.length;
-  let hit = false;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     let k: number;
@@ -335,27 +328,10 @@ function scanAnchors(text: string, found?: Set<string>): boolean {
     } else if (c === CJK_A || c === CJK_B) {
       k = ANCHORS.indexOf(c);
     } else continue;
-    if (PREV[k * 129 + code(text, i - 1)] === 1 && NEXT[k * 129 + code(text, i + 1)] === 1 && prefilterAt(text, i, k, low(c), found)) {
-      if (!found) return true;
-      hit = true;
-    }
+    if (PREV[k * 129 + code(text, i - 1)] === 1 && NEXT[k * 129 + code(text, i + 1)] === 1) prefilterAt(text, i, k, low(c), scratch);
   }
-  return hit;
+  return scratch.size ? new Set(scratch) : NONE;
 }
-
-/** PREFILTER.test(text), in one pass (scanAnchors). */
-export const mayHoldSecret = (text: string): boolean => scanAnchors(text);
-
-/**
- * The rules whose literal is in the text (case-insensitively): the only ones of SECRET_RULES
- * that can match it, besides the bare AWS key (a scan of its own, run on every text).
- */
-export function secretRulesIn(text: string): ReadonlySet<string> {
-  scratch.clear();
-  return scanAnchors(text, scratch) ? new Set(scratch) : NONE;
-}
-const scratch = new Set<string>();
-const NONE: ReadonlySet<string> = new Set<string>();
 
 /** The literal prefixes of the `prefixed` rules: where a token split in two is looked for. */
 const JOIN_PREFIX = /(?:sk-|[sr]k_live_|gh[pousr]_|github_pat_|clh_|AKIA|ASIA|xox[abposre]-|AIza|eyJ|npm_|glpat-|hf_|SK(?=[0-9a-f])|SG\.)/g;
