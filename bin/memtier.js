@@ -2,14 +2,18 @@
 // Thin entry: gather argv and streams, await main(), set the exit code.
 // Any throw that escapes main() is a failure (exit 2).
 //
-// This file is CommonJS (bin/package.json) and memtier itself is ESM: require() of an ES module
+// This file is CommonJS (bin/package.json). A command runs from its bundle, dist/cli/NAME.js
+// (CommonJS too, scripts/bundle.mjs), else from dist/lib/, which is ESM: require() of an ES module
 // (Node 20.19+, 22.12+, 24) loads it synchronously, without starting Node's async ESM loader,
 // which a cold call would pay for on every agent action (~8 ms). Older Nodes fall back to import().
 'use strict';
 const { existsSync, writeSync } = require('node:fs');
 
-// Node 22.1+ caches compiled code between runs (every agent action is a cold process); a no-op on Node 20.
-require('node:module').enableCompileCache?.();
+// Node 22.1+ caches compiled code between runs (every agent action is a cold process); Node 20
+// has no such cache, so there the command bundles load through loadWithCodeCache below.
+const moduleApi = require('node:module');
+const NODE_CACHES = typeof moduleApi.enableCompileCache === 'function';
+if (NODE_CACHES) moduleApi.enableCompileCache();
 
 /**
  * Standard output and error written synchronously with fs.writeSync: building process.stdout
@@ -61,8 +65,69 @@ function entryFor(name) {
   return name && existsSync(bundle) ? bundle : '../dist/lib/cli/main.js';
 }
 
+/**
+ * Node 20 parses and compiles every function of a command's bundle anew in each process (about a
+ * fifth of a cold `extract`). There the bundle (CommonJS, scripts/bundle.mjs) runs as a vm.Script
+ * with a V8 code cache, dist/cli/.code-cache/NAME.BUILD.NODE.ARCH.v8: written once, after the
+ * command (so it holds every function the command ran), to a temporary file then renamed (two
+ * processes never see half a file), and never trusted blindly: V8 rejects a cache made by another
+ * V8, other flags or a source of another length (the cache is then written again), and the name
+ * holds the build's id (dist/build-id), so a rebuilt bundle never reads an older cache. A cache
+ * that cannot be read or written (a read-only install, a full disk) only means none.
+ * MEMTIER_CODE_CACHE=off turns it off; MEMTIER_CODE_CACHE=DIR keeps it in DIR (on any Node).
+ */
+const CACHE_SETTING = process.env.MEMTIER_CODE_CACHE;
+const CODE_CACHE = CACHE_SETTING === 'off' ? false : (CACHE_SETTING || !NODE_CACHES);
+
+/** How many runs write a command's cache (the first, then the next ones that use it). */
+const CACHE_WRITES = 3;
+
+function loadWithCodeCache(path) {
+  const { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync } = require('node:fs');
+  const { basename, dirname, join } = require('node:path');
+  const vm = require('node:vm');
+  const source = readFileSync(path, 'utf8');
+  let file;
+  try {
+    const build = readFileSync(join(dirname(path), '..', 'build-id'), 'utf8').trim();
+    file = join(CACHE_SETTING || join(dirname(path), '.code-cache'), `${basename(path, '.js')}.${build}.${process.version}.${process.arch}.v8`);
+  } catch { /* no build id: no cache */ }
+  // the file: one byte counting the runs that wrote it, then V8's data
+  let cachedData;
+  let writes = 0;
+  if (file) {
+    try {
+      const bytes = readFileSync(file);
+      writes = bytes[0];
+      cachedData = bytes.subarray(1);
+    } catch { /* the first run */ }
+  }
+  const script = new vm.Script(moduleApi.wrap(source), { filename: path, cachedData });
+  const mod = { exports: {}, filename: path };
+  script.runInThisContext().call(mod.exports, mod.exports, moduleApi.createRequire(path), mod, path, dirname(path));
+  const used = cachedData !== undefined && !script.cachedDataRejected;
+  if (process.env.MEMTIER_CODE_CACHE_TRACE) writeSync(2, `code cache: ${used ? 'used' : cachedData ? 'rejected' : 'none'} (${file ?? 'no build id'})\n`);
+  // Written again by the next few runs that use it: a cache holds the functions compiled when it
+  // was made (those it was loaded with, and those the run compiled), so a first run that took a
+  // short path (--help, an empty input) does not decide for good what later runs find compiled.
+  if (file && (!used || writes < CACHE_WRITES)) {
+    process.once('beforeExit', () => {
+      const tmp = `${file}.${process.pid}.tmp`;
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(tmp, Buffer.concat([Buffer.from([used ? writes + 1 : 1]), script.createCachedData()]));
+        renameSync(tmp, file);
+      } catch {
+        try { rmSync(tmp, { force: true }); } catch { /* nothing to clean */ }
+      }
+    });
+  }
+  return mod.exports;
+}
+
 function load(path) {
   try {
+    if (CODE_CACHE && path.startsWith(`${__dirname}/../dist/cli/`)) return Promise.resolve(loadWithCodeCache(path));
     return Promise.resolve(require(path));
   } catch (e) {
     if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE') return import(path);

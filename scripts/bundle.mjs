@@ -7,8 +7,8 @@
 // stack), and parses every byte it loads (a bundle of all commands costs more than it saves).
 // So each command gets its own bundle holding the CLI core, that command and what it can reach,
 // with builtins read through process.getBuiltinModule (no facade). bin/memtier.js loads
-// dist/cli/NAME.js (ESM, through require(esm)) when it exists, else dist/lib/cli/main.js, which
-// stays the library, the help screens and the fallback.
+// dist/cli/NAME.js (CommonJS: on Node 20 it runs from a V8 code cache) when it exists, else
+// dist/lib/cli/main.js, which stays the library, the help screens and the fallback.
 import { build } from 'esbuild';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -61,6 +61,21 @@ const onDemand = {
   },
 };
 
+/**
+ * The bundles are CommonJS (dist/cli/package.json says so): a script, which Node 20 can load with
+ * a V8 code cache (bin/memtier.js), and which needs none of the ESM loader's work per module.
+ * `import.meta.url` is the bundle's own file URL.
+ */
+const CJS = {
+  format: 'cjs',
+  // import() becomes require() (an ES module in dist/lib/ or node_modules loads through require(esm),
+  // Node 20.19+): a script run from a code cache has no dynamic-import callback
+  supported: { 'dynamic-import': false },
+  banner: { js: 'var __memtier_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+};
+
+const META_URL = { 'import.meta.url': '__memtier_import_meta_url' };
+
 rmSync(out, { recursive: true, force: true });
 const results = await Promise.all(commands.map((name) => build({
   stdin: {
@@ -75,12 +90,12 @@ const results = await Promise.all(commands.map((name) => build({
   },
   outfile: join(out, `${name}.js`),
   bundle: true,
-  format: 'esm',
+  ...CJS,
   platform: 'node',
   target: 'node20',
   // npm packages stay in node_modules (gray-matter, unified and remark-parse load only when needed)
   external: ['gray-matter', 'unified', 'remark-parse', '@modelcontextprotocol/sdk', 'zod', 'diff'],
-  define: { MEMTIER_BUNDLED: 'true' },
+  define: { MEMTIER_BUNDLED: 'true', ...META_URL },
   plugins: [onDemand, builtins],
   legalComments: 'none',
   logLevel: 'warning',
@@ -91,7 +106,7 @@ const alone = (entry, name, extra = {}) => build({
   entryPoints: [join(lib, ...entry.split('/'))],
   outfile: join(out, name),
   bundle: true,
-  format: 'esm',
+  ...CJS,
   platform: 'node',
   target: 'node20',
   plugins: [builtins],
@@ -99,12 +114,14 @@ const alone = (entry, name, extra = {}) => build({
   logLevel: 'warning',
   metafile: true,
   ...extra,
+  define: { ...extra.define, ...META_URL },
 });
 // the client of `memtier watch`, loaded by bin/memtier.js before a search or recall (alone: small)
 results.push(await alone('watch/client.js', '_client.js'));
 // an index build's worker thread (lib/search/index-pool.ts starts ./_index-worker.js beside the bundle
 // that builds; the underscore keeps it from being taken for a command): only a build loads it
 results.push(await alone('search/index-worker.js', '_index-worker.js', { external: ['gray-matter'], define: { MEMTIER_BUNDLED: 'true' } }));
+writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 // a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself
 writeFileSync(join(repo, 'dist', 'build-id'), `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}\n`);
 const bytes = results.reduce((n, r) => n + Object.values(r.metafile.outputs).reduce((m, o) => m + o.bytes, 0), 0);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { registry } from '../../lib/commands/index.js';
@@ -84,6 +85,51 @@ describe('memtier (CLI core)', () => {
 });
 
 describe('bin/memtier.js (the CommonJS entry)', () => {
+  it('runs a command bundle from a V8 code cache: written after the first run, used by the next, rewritten when V8 rejects it', () => {
+    // the cache is Node 20's (no compile cache of its own); MEMTIER_CODE_CACHE=DIR asks for it on any Node
+    const cache = mkdtempSync(join(tmpdir(), 'memtier-code-cache-'));
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': '# Tags\n\n- postgres\n' });
+    const env = { MEMTIER_CODE_CACHE: cache, MEMTIER_CODE_CACHE_TRACE: '1' };
+    const args = ['--root', root, 'extract', '--json', 'We decided to move billing to Postgres next Friday. Maybe later.'];
+    const plain = runBin(args, { env: { MEMTIER_CODE_CACHE: 'off' } });
+    expect(plain.code).toBe(0);
+    expect(JSON.parse(plain.stdout).proposals[0]).toMatchObject({ type: 'DECISION', tags: ['postgres'] });
+    const first = runBin(args, { env });
+    expect(first.stderr).toMatch(/^code cache: none \(/);
+    const files = readdirSync(cache);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(new RegExp(`^extract\\.[^.]+\\.${process.version.replace(/\./g, '\\.')}\\.${process.arch}\\.v8$`));
+    const file = join(cache, files[0]!);
+    expect(readFileSync(file)[0]).toBe(1);
+    const second = runBin(args, { env });
+    expect(second.stderr).toMatch(/^code cache: used \(/);
+    // the next runs that use it write it again (it gains what they compiled), the third and last time here
+    expect(readFileSync(file)[0]).toBe(2);
+    expect(runBin(args, { env }).stderr).toMatch(/^code cache: used \(/);
+    const settled = readFileSync(file);
+    expect(settled[0]).toBe(3);
+    expect(runBin(args, { env }).stderr).toMatch(/^code cache: used \(/);
+    expect(readFileSync(file).equals(settled)).toBe(true);
+    // a damaged cache is refused by V8's checks, the command runs as before, and a good cache replaces it
+    const good = readFileSync(file);
+    writeFileSync(file, Buffer.alloc(good.length, 7));
+    const damaged = runBin(args, { env });
+    expect(damaged.stderr).toMatch(/^code cache: rejected \(/);
+    expect(readFileSync(file).equals(Buffer.alloc(good.length, 7))).toBe(false);
+    expect(runBin(args, { env }).stderr).toMatch(/^code cache: used \(/);
+    for (const r of [first, second, damaged]) expect([r.code, r.stdout]).toEqual([0, plain.stdout]);
+    // a place it cannot write to: no cache, same answer
+    const blocked = join(cache, 'not-a-dir');
+    writeFileSync(blocked, '');
+    const ro = runBin(args, { env: { ...env, MEMTIER_CODE_CACHE: blocked } });
+    expect([ro.code, ro.stdout]).toEqual([0, plain.stdout]);
+    expect(ro.stderr).toMatch(/^code cache: none \(/);
+    // a module the bundle loads on demand from dist/lib (extract --apply's capture) loads from the cache too
+    const applied = runBin([...args.slice(0, 3), '--apply', '--json', args[4]!], { env });
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout).proposals[0].added.path).toMatch(/^memory\//);
+  });
+
   it('knows the same value-taking global flags as the CLI (it picks the command bundle after them)', async () => {
     const { GLOBAL_FLAGS } = await import('../../lib/cli/args.js');
     const bin = readFileSync(join(REPO, 'bin', 'memtier.js'), 'utf8');
