@@ -52,6 +52,7 @@ import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { EQUIVALENT_WEIGHT, equivalentsOf, translatedQuery } from './equivalents.js';
 import { queryTokens, tokenize } from './tokenize.js';
 import { aliasExpansions } from './aliases.js';
+import { KIND_WEIGHT, kindTerms } from './kinds.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -90,6 +91,8 @@ export const PARAMS = {
   aliases: true,
   /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
   standInFull: true,
+  /** A kind the question names ("what sports") also searches its members (kinds.ts), each at this share of the kind word's weight (0: off). */
+  kindWeight: KIND_WEIGHT,
 };
 
 /**
@@ -420,7 +423,10 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const have = new Set([...asked, ...extra]);
     for (const name of aliasNames) for (const t of queryTokens(name)) if (!have.has(t)) { have.add(t); aliased.push(t); }
   }
-  const terms = [...asked, ...extra, ...aliased];
+  // the members of a kind the question names ("what sports" → surfing, basketball; kinds.ts)
+  const kinds = PARAMS.kindWeight > 0 ? kindTerms(textQuery, [...asked, ...extra, ...aliased], queryTokens, (t) => view.df(t) > 0) : new Map<string, { kind: string; name: string[] }>();
+  const kindOf = [...kinds.keys()];
+  const terms = [...asked, ...extra, ...aliased, ...kindOf];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
   const avg = view.totalLen / N || 1;
@@ -439,6 +445,11 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
   for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
+  // a member weighs KIND_WEIGHT of the kind's name (its rarest token; an unwritten name as if once), never more than itself
+  for (const [t, { name }] of kinds) {
+    const nameIdf = Math.max(0, ...name.map((n) => Math.log(1 + (N - Math.max(1, view.df(n)) + 0.5) / (Math.max(1, view.df(n)) + 0.5))));
+    idf.set(t, PARAMS.kindWeight * Math.min(idf.get(t)!, nameIdf));
+  }
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -615,6 +626,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (said !== 1) item.explain.speaker = said;
       const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
       if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
+      const members = kindOf.filter((t) => d.tf.has(t));
+      if (members.length) item.explain.kind = members.map((t) => `${kinds.get(t)!.kind}:${t}`).join(' ');
     }
     scored.push(item);
   }
