@@ -5,9 +5,10 @@
  * naming a kind also searches its members, each at KIND_WEIGHT of the kind word's weight (never
  * more than the member's own), so a line that names a member counts about as half a match of the
  * word asked. Curated by hand from general knowledge for the things memories are made of (sports,
- * pets, instruments, games, food, places, family, hobbies, events, languages, drinks, clothes),
+ * pets, instruments, games, food, places, family, hobbies, events, exercise, languages, drinks, clothes),
  * English and Chinese; not fitted to a benchmark (a kind of jobs and careers was measured and left
- * out: a question about a career is answered by the field, "counseling", more than by a title). A kind is a list of names (the words a question uses for it) and a list of members,
+ * out: a question about a career is answered by the field, "counseling", more than by a title; so
+ * was a kind of charitable causes, which also took "what causes the crash" for a list of causes). A kind is a list of names (the words a question uses for it) and a list of members,
  * each a word or a phrase in either language. Add a kind here (and a test) to extend it.
  */
 import { holds } from './equivalents.js';
@@ -37,6 +38,7 @@ const LANGUAGES = ['english', 'spanish', 'french', 'german', 'italian', 'portugu
 const DRINKS = ['coffee', 'tea', 'latte', 'espresso', 'juice', 'smoothie', 'soda', 'water', 'milk', 'wine', 'beer', 'cocktail', 'whiskey', 'lemonade', 'kombucha', '咖啡', '茶', '奶茶', '果汁', '啤酒', '红酒', '白酒', '牛奶'];
 const CLOTHES = ['shirt', 't-shirt', 'sweatshirt', 'hoodie', 'sweater', 'jacket', 'coat', 'dress', 'skirt', 'jeans', 'pants', 'shorts', 'suit', 'shoes', 'sneakers', 'boots', 'sandals', 'hat', 'cap', 'scarf', 'gloves', 'socks', 'necklace', 'bracelet', 'ring', 'earrings', 'watch', 'bag', 'backpack', '衣服', '衬衫', '外套', '裙子', '裤子', '鞋', '帽子', '围巾', '项链', '手表', '包'];
 const MUSIC = ['jazz', 'rock', 'pop', 'classical', 'country', 'hip hop', 'rap', 'blues', 'folk', 'electronic', 'edm', 'indie', 'metal', 'punk', 'r&b', 'soul', 'reggae', 'opera', 'k-pop', '古典', '摇滚', '流行', '爵士', '民谣', '说唱'];
+const EXERCISE = [...SPORTS, 'yoga', 'pilates', 'weight training', 'weightlifting', 'lifting', 'weights', 'strength training', 'circuit training', 'interval training', 'hiit', 'cardio', 'crossfit', 'aerobics', 'zumba', 'spinning', 'treadmill', 'stretching', 'push-ups', 'pushups', 'squats', 'plank', 'walking', 'kickboxing', 'martial arts', '瑜伽', '普拉提', '健身', '举重', '力量训练', '有氧', '跑步机', '拉伸', '散步', '俯卧撑', '深蹲'];
 
 export const KINDS: Kind[] = [
   { names: ['sport', 'sports', '运动', '体育'], members: SPORTS },
@@ -56,6 +58,7 @@ export const KINDS: Kind[] = [
   { names: ['vehicle', 'vehicles', '交通工具'], members: VEHICLES },
   { names: ['genre', 'genres', '类型'], members: GENRES },
   { names: ['event', 'events', '活动'], members: EVENTS },
+  { names: ['exercise', 'exercises', 'workout', 'workouts', 'fitness', '锻炼', '健身'], members: EXERCISE },
   { names: ['language', 'languages', '语言', '外语'], members: LANGUAGES },
   { names: ['drink', 'drinks', 'beverage', 'beverages', '饮料', '喝的'], members: DRINKS },
   { names: ['clothes', 'clothing', 'outfit', 'outfits', 'accessories', '衣服', '穿搭'], members: CLOTHES },
@@ -69,6 +72,16 @@ const NAMES: [string, Kind[]][] = (() => {
   for (const k of KINDS) for (const n of k.names) m.set(n, [...(m.get(n) ?? []), k]);
   return [...m].sort((a, b) => b[0].length - a[0].length);
 })();
+
+/** A kind's members as tokens, Latin then (when wanted) Chinese: one tokenize call for each, kept for the process. */
+const tokenCache = new Map<Kind, { latin: string[]; han?: string[] }>();
+function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () => boolean): string[] {
+  let c = tokenCache.get(k);
+  if (!c) tokenCache.set(k, (c = { latin: tokenize(k.members.filter((m) => !HAN.test(m)).join(' , ')) }));
+  if (!chinese()) return c.latin;
+  c.han ??= tokenize(k.members.filter((m) => HAN.test(m)).join('，'));
+  return [...c.latin, ...c.han];
+}
 
 /**
  * The member terms of the kinds the query names, not already among `terms`, each with the kind
@@ -91,12 +104,9 @@ export function kindTerms(query: string, terms: string[], tokenize: (s: string) 
   }
   for (const [k, name] of named) {
     const nameTokens = tokenize(name);
-    for (const m of k.members) {
-      if (HAN.test(m) && !memoryHasChinese()) continue;
-      for (const t of tokenize(m)) {
-        if (have.has(t) || out.has(t) || !known(t)) continue;
-        out.set(t, { kind: name, name: nameTokens });
-      }
+    for (const t of memberTokens(k, tokenize, memoryHasChinese)) {
+      if (have.has(t) || out.has(t) || !known(t)) continue;
+      out.set(t, { kind: name, name: nameTokens });
     }
   }
   return out;
