@@ -73,11 +73,13 @@ const NAMES: [string, Kind[]][] = (() => {
   return [...m].sort((a, b) => b[0].length - a[0].length);
 })();
 
-/** A kind's members as tokens, Latin then (when wanted) Chinese: one tokenize call for each, kept for the process. */
+/** A kind's members as tokens (a phrase by its last word), Latin then (when wanted) Chinese: one tokenize call for each, kept for the process. */
 const tokenCache = new Map<Kind, { latin: string[]; han?: string[] }>();
 function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () => boolean): string[] {
   let c = tokenCache.get(k);
-  if (!c) tokenCache.set(k, (c = { latin: tokenize(k.members.filter((m) => !HAN.test(m)).join(' , ')) }));
+  // a phrase searches its last word, the head of an English noun phrase and the distinctive part of a
+  // name ("table tennis" → tennis, "new york" → york): its other words ("table", "new") name other things
+  if (!c) tokenCache.set(k, (c = { latin: tokenize(k.members.filter((m) => !HAN.test(m)).map((m) => m.split(/\s+/).pop()!).join(' , ')) }));
   if (!chinese()) return c.latin;
   c.han ??= tokenize(k.members.filter((m) => HAN.test(m)).join('，'));
   return [...c.latin, ...c.han];

@@ -8,6 +8,10 @@
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
  *   normalization matters less than in the 1.2/0.75 textbook setting).
+ *   The query's terms: its own words, their equivalents (equivalents.ts, half weight), the other
+ *   names the memory declares for a name (aliases.ts) and the members of a kind it names ("what
+ *   sports" → surfing, basketball; kinds.ts, kindWeight 0.5 of the kind word's idf, never above
+ *   the member's own).
  * - context: an entry of a log (episodic day, buffer, archive) also earns contextWeight (0.5) ×
  *   the bm25 of each neighbour up to contextSpan (2) entries away, × contextDecay (0.7) per extra
  *   step: an answer carries the question it answers. dev: R@10 0.633 → 0.707 with fileWeight.

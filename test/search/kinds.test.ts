@@ -51,6 +51,12 @@ describe('kinds', () => {
     const ev = kindTerms('what events has Anna attended', queryTokens('what events has Anna attended'), queryTokens, () => true);
     expect(ev.has('parad') && ev.has('festiv')).toBe(true);
     expect(kindTerms('她参加过哪些活动', queryTokens('她参加过哪些活动'), queryTokens, () => true).has('婚礼')).toBe(true);
+    // a phrase searches its last word: "table tennis" is tennis, not every table
+    const sp = kindTerms('what sports does he play', queryTokens('what sports does he play'), queryTokens, () => true);
+    expect(sp.has('tenni')).toBe(true);
+    expect(sp.has('tabl')).toBe(false);
+    const pl = kindTerms('which cities has she lived in', queryTokens('which cities has she lived in'), queryTokens, () => true);
+    expect(pl.has('york') && !pl.has('new')).toBe(true);
     // every kind has names and members
     expect(KINDS.every((k) => k.names.length > 0 && k.members.length > 0)).toBe(true);
   });
