@@ -47,16 +47,16 @@ export const KINDS: Kind[] = [
   { names: ['instrument', 'instruments', '乐器'], members: INSTRUMENTS },
   { names: ['game', 'games', 'board game', 'board games', 'video game', 'video games', '游戏', '桌游'], members: GAMES },
   { names: ['dessert', 'desserts', 'sweets', 'treats', '甜点', '甜品'], members: DESSERTS },
-  { names: ['recipe', 'recipes', 'dish', 'dishes', 'food', 'foods', 'meal', 'meals', '菜', '美食', '食物'], members: [...DISHES, ...DESSERTS] },
+  { names: ['recipe', 'recipes', 'dish', 'dishes', 'food', 'foods', 'meal', 'meals', '菜谱', '食谱', '菜品', '美食', '食物'], members: [...DISHES, ...DESSERTS] },
   { names: ['art', 'arts', 'artwork', 'craft', 'crafts', '艺术'], members: ARTS },
   { names: ['hobby', 'hobbies', 'activity', 'activities', 'pastime', 'pastimes', '爱好', '兴趣', '活动'], members: HOBBIES },
   { names: ['country', 'countries', '国家'], members: COUNTRIES },
   { names: ['city', 'cities', '城市'], members: CITIES },
-  { names: ['state', 'states', '州'], members: STATES },
-  { names: ['place', 'places', 'location', 'locations', 'destination', 'destinations', '地方', '地点'], members: [...COUNTRIES, ...CITIES, ...STATES, ...LANDSCAPES] },
+  { names: ['states', 'us states', '美国的州'], members: STATES },
+  { names: ['places', 'location', 'locations', 'destination', 'destinations', '地点', '目的地'], members: [...COUNTRIES, ...CITIES, ...STATES, ...LANDSCAPES] },
   { names: ['family', 'relative', 'relatives', '家人', '亲戚'], members: RELATIVES },
   { names: ['vehicle', 'vehicles', '交通工具'], members: VEHICLES },
-  { names: ['genre', 'genres', '类型'], members: GENRES },
+  { names: ['genre', 'genres', '题材'], members: GENRES },
   { names: ['event', 'events', '活动'], members: EVENTS },
   { names: ['exercise', 'exercises', 'workout', 'workouts', 'fitness', '锻炼', '健身'], members: EXERCISE },
   { names: ['language', 'languages', '语言', '外语'], members: LANGUAGES },
@@ -86,6 +86,9 @@ function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () =>
 }
 
 /**
+ * A name is a word a question uses for the kind and little else: not "place" ("take place"), "state"
+ * ("the state of the build"), 州 (广州), 菜 (买菜) or 地方 (什么地方 asks where).
+ *
  * The member terms of the kinds the query names, not already among `terms`, each with the kind
  * name it stands for (the query's token of that name, for its weight). A Chinese member only when
  * the query or the memory holds Chinese (one of the kinds' Chinese names is indexed), a member only when the memory holds it
