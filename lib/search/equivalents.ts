@@ -156,7 +156,7 @@ const tokensOf = (f: string, tokenize: (s: string) => string[]): string[] => {
 };
 
 /** Does the query text hold this form (a Latin form as whole words, a CJK form anywhere)? */
-function holds(text: string, form: string): boolean {
+export function holds(text: string, form: string): boolean {
   const i = text.indexOf(form);
   if (i < 0) return false;
   if (/[\u3400-\u9fff]/.test(form)) return true;

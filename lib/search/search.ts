@@ -8,6 +8,10 @@
  * - bm25: Okapi BM25 over units with field weights (tags ×3, headings ×2, body ×1), k1 = 0.9,
  *   b = 0.4 (tuned on the LoCoMo dev split: entries are short and similar in length, so length
  *   normalization matters less than in the 1.2/0.75 textbook setting).
+ *   The query's terms: its own words, their equivalents (equivalents.ts, half weight), the other
+ *   names the memory declares for a name (aliases.ts) and the members of a kind it names ("what
+ *   sports" → surfing, basketball; kinds.ts, kindWeight 0.5 of the kind word's idf, never above
+ *   the member's own).
  * - context: an entry of a log (episodic day, buffer, archive) also earns contextWeight (0.5) ×
  *   the bm25 of each neighbour up to contextSpan (2) entries away, × contextDecay (0.7) per extra
  *   step: an answer carries the question it answers. dev: R@10 0.633 → 0.707 with fileWeight.
@@ -52,6 +56,7 @@ import { parseTimeRange, type TimeRange } from './timeexpr.js';
 import { EQUIVALENT_WEIGHT, equivalentsOf, translatedQuery } from './equivalents.js';
 import { queryTokens, tokenize } from './tokenize.js';
 import { aliasExpansions } from './aliases.js';
+import { KIND_WEIGHT, kindTerms } from './kinds.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -90,6 +95,8 @@ export const PARAMS = {
   aliases: true,
   /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
   standInFull: true,
+  /** A kind the question names ("what sports") also searches its members (kinds.ts), each at this share of the kind word's weight (0: off). */
+  kindWeight: KIND_WEIGHT,
 };
 
 /**
@@ -272,6 +279,7 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
  * Returns the new row count.
  */
 function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
+  const back = ((PARAMS as Record<string, unknown>).back as number | undefined) ?? 1;
   const { slotRow, bm, cx, cxSrc } = rows;
   const rowSlot = rows.slot;
   const rowFile = rows.file;
@@ -286,7 +294,7 @@ function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Arra
     const hi = Math.min(start[file + 1]! - 1, slot + span); // the file's last slot
     for (let nb = lo; nb <= hi; nb++) {
       if (nb === slot) continue;
-      const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
+      const add = own * decay[nb > slot ? nb - slot : slot - nb]! * (nb < slot ? back : 1);
       let r = slotRow[nb]! - 1;
       if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
       if (add > cx[r]!) { cx[r] = add; cxSrc[r] = slot + 1; }
@@ -420,7 +428,10 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const have = new Set([...asked, ...extra]);
     for (const name of aliasNames) for (const t of queryTokens(name)) if (!have.has(t)) { have.add(t); aliased.push(t); }
   }
-  const terms = [...asked, ...extra, ...aliased];
+  // the members of a kind the question names ("what sports" → surfing, basketball; kinds.ts)
+  const kinds = PARAMS.kindWeight > 0 ? kindTerms(textQuery, [...asked, ...extra, ...aliased], queryTokens, (t) => view.df(t) > 0) : new Map<string, { kind: string; name: string[] }>();
+  const kindOf = [...kinds.keys()];
+  const terms = [...asked, ...extra, ...aliased, ...kindOf];
   const history = opts.history ?? new Map<string, RecallRecord>();
   const N = Math.max(1, view.N);
   const avg = view.totalLen / N || 1;
@@ -439,6 +450,11 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
   for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
+  // a member weighs KIND_WEIGHT of the kind's name (its rarest token; an unwritten name as if once), never more than itself
+  for (const [t, { name }] of kinds) {
+    const nameIdf = Math.max(0, ...name.map((n) => Math.log(1 + (N - Math.max(1, view.df(n)) + 0.5) / (Math.max(1, view.df(n)) + 0.5))));
+    idf.set(t, PARAMS.kindWeight * Math.min(idf.get(t)!, nameIdf));
+  }
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -615,6 +631,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (said !== 1) item.explain.speaker = said;
       const stoodIn = PARAMS.standInFull ? extra.filter((t) => standIns.has(t) && d.tf.has(t)) : [];
       if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
+      const members = kindOf.filter((t) => d.tf.has(t));
+      if (members.length) item.explain.kind = members.map((t) => `${kinds.get(t)!.kind}:${t}`).join(' ');
     }
     scored.push(item);
   }
