@@ -2,11 +2,16 @@
  * Output of a health run: the text for a person (or, with --quiet, failures only for an agent),
  * the JSON document, and health.json (seed 000) written through the store.
  */
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
+import { tempPathFor } from '../store/fsync.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { PATHS } from '../format/layout.js';
 import { openStore } from '../store/store.js';
 import type { HealthReport } from './run.js';
 import type { Finding } from './types.js';
+import { HEALTH_SUMMARY_JSON } from './summary.js';
 
 /** Where the last report is kept: derived state, rebuilt by every run, gitignored with .memtier/. */
 export const HEALTH_JSON = `${PATHS.state}/health.json`;
@@ -52,6 +57,18 @@ export function renderText(r: HealthReport, opts: { quiet?: boolean } = {}): str
   return lines.join('\n');
 }
 
+/** Replace a derived cache file whole (a crash leaves the old one, or a torn one that does not parse). */
+function writeCache(abs: string, text: string): void {
+  const tmp = tempPathFor(abs);
+  try {
+    writeFileSync(tmp, text, { flag: 'wx' });
+    renameSync(tmp, abs);
+  } catch (e) {
+    try { unlinkSync(tmp); } catch { /* not created */ }
+    throw e;
+  }
+}
+
 /** The JSON document of a run (also the content of health.json). */
 export function reportJson(r: HealthReport): Record<string, unknown> {
   return {
@@ -77,6 +94,11 @@ export function writeHealthJson(ctx: Ctx, r: HealthReport): string | undefined {
       tx.write(HEALTH_JSON, body);
       // the per-file findings --quiet reuses (reuse.ts), beside the report: one line, not for reading
       if (r.reuse) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
+      // the per-file summaries of the cross-file checks (summary.ts), when a file changed: a
+      // cache (megabytes, parts of the notes' text) that the next run checks before it trusts it,
+      // written beside the store's guards and size limit, temp file and rename under the lock
+      const summary = r.summary?.();
+      if (summary !== undefined && !stateDirProblem(ctx.root)) writeCache(join(ctx.root, HEALTH_SUMMARY_JSON), summary);
     });
     return undefined;
   } catch (e) {

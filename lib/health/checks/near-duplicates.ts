@@ -1,4 +1,5 @@
 import type { Check, Finding } from '../types.js';
+import { arrayOf, isNum, isStr, summaryOf, type FileMemo } from '../summary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
 import { KeyWordIds, Vocab } from '../key-words.js';
@@ -168,6 +169,58 @@ export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
   return out;
 }
 
+/**
+ * A file's compared entries, kept between full runs: `words` holds each entry's line, its number
+ * of words and the words' numbers (in the run's vocabulary), one entry after the other; `ids` its
+ * ^id ("" without), `keys` its fact key (fact files only).
+ */
+interface FileRecs { words: number[]; ids: string[]; keys: string[] }
+
+/** The compared entries of `f` (as records() takes them), their words numbered in `pool`'s vocabulary. */
+function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWordIds): FileRecs {
+  const out: FileRecs = { words: [], ids: [], keys: [] };
+  if (f.text === undefined) return out;
+  for (const e of snap.entries(f)) {
+    if (e.superseded) continue;
+    const start = pool.add(e.text);
+    const count = pool.length - start;
+    if (count >= 4) {
+      out.words.push(e.line, count);
+      for (let i = start; i < pool.length; i++) out.words.push(pool.ids[i]!);
+      out.ids.push(e.id ?? '');
+      if (group === 'fact') out.keys.push(factKey(e));
+    }
+    pool.length = start;
+  }
+  return out;
+}
+
+/** Kept records with their words renumbered for this run, or undefined when they are not what fileRecs makes. */
+function reviveRecs(x: unknown, memo: FileMemo, group: 'fact' | 'log'): FileRecs | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const r = x as Partial<FileRecs>;
+  const ids = arrayOf(r.ids, isStr);
+  const keys = arrayOf(r.keys, isStr);
+  if (!ids || !keys || !Array.isArray(r.words) || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
+  const kept = r.words;
+  const words: number[] = new Array<number>(kept.length);
+  let n = 0;
+  for (let i = 0; i < kept.length; n++) {
+    const line = kept[i];
+    const count = kept[i + 1];
+    if (!isNum(line) || !Number.isInteger(count) || (count as number) < 4 || i + 2 + (count as number) > kept.length) return undefined;
+    words[i] = line;
+    words[i + 1] = count as number;
+    for (let j = i + 2, e = j + (count as number); j < e; j++) {
+      const w = memo.word(kept[j] as number);
+      if (w < 0) return undefined;
+      words[j] = w;
+    }
+    i += 2 + (count as number);
+  }
+  return n === ids.length ? { words, ids, keys } : undefined;
+}
+
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
 export const check: Check = {
   id: 'near-duplicates',
@@ -182,29 +235,59 @@ export const check: Check = {
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
   },
   run(snap, env) {
-    const vocab = new Vocab();
-    const recs = records(snap, vocab);
-    const pool = recs[0]?.pool;
+    const memo = env.memo;
+    const vocab = memo?.vocab ?? new Vocab();
+    const fresh = new KeyWordIds(vocab);
+    // every compared entry of the memory, in file order: its file, line, ^id, key (facts) and words
+    const recF: MemFile[] = [];
+    const recLine: number[] = [];
+    const recId: string[] = [];
+    const recKey: string[] = [];
+    const recStart: number[] = [];
+    const recCount: number[] = [];
+    const recGroup: ('fact' | 'log')[] = [];
+    let ids = new Int32Array(1 << 16);
+    let used = 0;
+    for (const f of snap.files) {
+      const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+      if (!group) continue;
+      const r = summaryOf(env, 'near-duplicates', f, () => fileRecs(snap, f, group, fresh), (x) => (memo ? reviveRecs(x, memo, group) : undefined));
+      for (let i = 0, k = 0; i < r.words.length; k++) {
+        const count = r.words[i + 1]!;
+        if (used + count > ids.length) { const a = new Int32Array(Math.max(ids.length * 2, used + count)); a.set(ids.subarray(0, used)); ids = a; }
+        recF.push(f);
+        recLine.push(r.words[i]!);
+        recId.push(r.ids[k]!);
+        recKey.push(group === 'fact' ? r.keys[k]! : '');
+        recStart.push(used);
+        recCount.push(count);
+        recGroup.push(group);
+        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = r.words[j]!;
+        i += 2 + count;
+      }
+    }
+    const words = (k: number): string[] => Array.from(ids.subarray(recStart[k]!, recStart[k]! + recCount[k]!), (id) => vocab.words[id]!);
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
-      const rs = recs.filter((r) => r.group === group);
-      if (!pool || rs.length === 0) continue;
-      for (const [i, j, jac] of similarIdPairs(pool.ids, rs.map((r) => r.start), rs.map((r) => r.count), vocab.size, env.limits.nearDuplicate)) {
+      const rs: number[] = [];
+      for (let k = 0; k < recGroup.length; k++) if (recGroup[k] === group) rs.push(k);
+      if (rs.length === 0) continue;
+      for (const [i, j, jac] of similarIdPairs(ids, rs.map((k) => recStart[k]!), rs.map((k) => recCount[k]!), vocab.size, env.limits.nearDuplicate)) {
         const a = rs[i]!;
         const b = rs[j]!;
-        if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
-        if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
-        if (numbersDiffer(a.words, b.words)) continue; // "port 8080" vs "port 8081": two values, not one fact twice
+        if (recId[a] && recId[a] === recId[b]) continue; // the same entry moved (rotation), not a duplicate
+        if (group === 'fact' && recKey[a] === recKey[b] && recF[a]!.rel !== recF[b]!.rel) continue; // canonical-home reports it
+        if (numbersDiffer(words(a), words(b))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
-          file: b.f.rel,
-          line: b.e.line,
-          message: `${Math.round(jac * 100)}% the same as ${a.f.rel}:${a.e.line}`,
+          file: recF[b]!.rel,
+          line: recLine[b]!,
+          message: `${Math.round(jac * 100)}% the same as ${recF[a]!.rel}:${recLine[a]}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: recs.length } };
+    return { findings: out, figures: { entriesCompared: recGroup.length } };
   },
 };

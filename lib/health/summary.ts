@@ -1,0 +1,140 @@
+/**
+ * What the checks that look across files worked out from each file alone, kept between full runs
+ * in `.memtier/health-summary.json`: a file's entry ids, its fact keys and compared words, its
+ * tags, its `last_verified` line, its closure block's state, its token count (see each check's
+ * `summaryOf` call). A full run takes a file's summaries from there while its size and mtime
+ * match what they were, and reads and parses only the files that changed, so an unchanged
+ * memory is checked without reading its notes; what depends on other files or on the day (a
+ * fact in two files, a near-duplicate pair, an old `last_verified`) is still decided every run
+ * from the summaries.
+ * Like health-files.json (reuse.ts): written by full runs only, a file changed within RACY_MS of
+ * the run is left out, and a file another build of memtier wrote, or one that does not parse, is
+ * ignored; a kept summary of the wrong shape is worked out again from the file, never trusted.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PATHS } from '../format/layout.js';
+import { version } from '../core/version.js';
+import type { MemFile, Snapshot } from '../memory/snapshot.js';
+import { Vocab } from './key-words.js';
+import { RACY_MS } from './reuse.js';
+import type { CheckEnv } from './types.js';
+
+/** Where the summaries are kept: derived state, rewritten by a full run when a file changed. */
+export const HEALTH_SUMMARY_JSON = `${PATHS.state}/health-summary.json`;
+
+/** The file's shape: `words` numbers the compared words (near-duplicates) of every file. */
+interface Stored {
+  build: string;
+  words: string[];
+  /** Path → [size, mtimeMs, summary by name]. */
+  files: Record<string, [number, number, Record<string, unknown>]>;
+}
+
+let cachedBuild: string | undefined;
+
+/** This memtier's version and build (dist/build-id, new on every build): summaries are only as good as the code that made them. */
+export function summaryBuild(): string {
+  if (cachedBuild !== undefined) return cachedBuild;
+  let id = 'unknown';
+  // dist/lib/health/summary.js, lib/health/summary.ts (tests)
+  for (const up of ['../../build-id', '../../dist/build-id']) {
+    try { id = readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8').trim() || 'unknown'; break; } catch { /* next */ }
+  }
+  return (cachedBuild = `${version()}+${id}`);
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** The summaries of one run: those kept by the last full run, and those worked out now. */
+export class FileMemo {
+  /** The compared words of this run (near-duplicates numbers words here). */
+  readonly vocab = new Vocab();
+  private readonly kept = new Map<string, [number, number, Record<string, unknown>]>();
+  private keptWords: string[] = [];
+  /** Kept word number → this run's, -1 until first used. */
+  private wordMap = new Int32Array(0);
+  private readonly made = new Map<string, Record<string, unknown>>();
+  /** Was any summary worked out from a file this run? */
+  private fresh = false;
+
+  /** Over health-summary.json's text (undefined, unparsable or another build's: nothing kept). */
+  constructor(json?: string) {
+    if (!json) return;
+    let s: Stored | undefined;
+    try { s = JSON.parse(json) as Stored; } catch { return; }
+    if (!s || typeof s !== 'object' || s.build !== summaryBuild() || !Array.isArray(s.words) || typeof s.files !== 'object' || s.files === null) return;
+    if (!s.words.every((w) => typeof w === 'string')) return;
+    this.keptWords = s.words;
+    this.wordMap = new Int32Array(s.words.length).fill(-1);
+    for (const [rel, rec] of Object.entries(s.files)) {
+      if (Array.isArray(rec) && rec.length === 3 && typeof rec[0] === 'number' && typeof rec[1] === 'number' && typeof rec[2] === 'object' && rec[2] !== null && !Array.isArray(rec[2])) this.kept.set(rel, rec);
+    }
+  }
+
+  /** Did the last full run keep summaries? */
+  get hasKept(): boolean { return this.kept.size > 0; }
+
+  /**
+   * Summary `name` of `f`: the kept one while f's size and mtime match and `revive` accepts it
+   * (returning it as this run uses it), else make() (which reads f). Worked out once per run.
+   */
+  of<T>(name: string, f: MemFile, make: () => T, revive: (kept: unknown) => T | undefined): T {
+    let rec = this.made.get(f.rel);
+    if (rec && hasOwn(rec, name)) return rec[name] as T;
+    let v: T | undefined;
+    const k = this.kept.get(f.rel);
+    if (k && k[0] === f.size && k[1] === f.mtimeMs && hasOwn(k[2], name)) {
+      v = revive(k[2][name]);
+      delete k[2][name];
+    }
+    if (v === undefined) { v = make(); this.fresh = true; }
+    if (!rec) this.made.set(f.rel, (rec = {}));
+    rec[name] = v;
+    return v;
+  }
+
+  /** This run's number of kept word number `n`, or -1 when the kept file has no such word. */
+  word(n: number): number {
+    if (!Number.isInteger(n) || n < 0 || n >= this.wordMap.length) return -1;
+    let w = this.wordMap[n]!;
+    if (w < 0) this.wordMap[n] = w = this.vocab.id(this.keptWords[n]!);
+    return w;
+  }
+
+  /**
+   * health-summary.json's text for `snap` read at `atMs` (settled files only), or undefined when
+   * the kept one still holds (every summary came from it and no file it covers changed or went).
+   */
+  json(snap: Snapshot, atMs: number): string | undefined {
+    const settled = snap.files.filter((f) => f.mtimeMs < atMs - RACY_MS && this.made.has(f.rel));
+    if (!this.fresh && settled.length === this.kept.size && settled.every((f) => { const k = this.kept.get(f.rel); return k !== undefined && k[0] === f.size && k[1] === f.mtimeMs; })) return undefined;
+    const files: Stored['files'] = {};
+    for (const f of settled) files[f.rel] = [f.size, f.mtimeMs, this.made.get(f.rel)!];
+    const out: Stored = { build: summaryBuild(), words: this.vocab.words, files };
+    return JSON.stringify(out) + '\n';
+  }
+}
+
+/**
+ * Summary `name` of `f` through env.memo (a full run), else made now: what a check works out from
+ * one file's text alone. `make` must read the file only through `f` and the snapshot, return JSON
+ * data (no undefined inside) and not depend on the day, the limits or another file.
+ */
+export function summaryOf<T>(env: CheckEnv, name: string, f: MemFile, make: () => T, revive: (kept: unknown) => T | undefined): T {
+  return env.memo ? env.memo.of(name, f, make, revive) : make();
+}
+
+/** Revivers for the common shapes. */
+export const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+export const isStr = (x: unknown): x is string => typeof x === 'string';
+export const asBool = (x: unknown): boolean | undefined => (typeof x === 'boolean' ? x : undefined);
+/** An array whose items all pass `ok`, else undefined. */
+export function arrayOf<T>(x: unknown, ok: (y: unknown) => y is T): T[] | undefined {
+  return Array.isArray(x) && x.every(ok) ? (x as T[]) : undefined;
+}
+
+/** Is f readable (its text decoded)? Kept per file: tests by kind need not read the file. */
+export function readable(env: CheckEnv, f: MemFile): boolean {
+  return summaryOf(env, 'readable', f, () => f.text !== undefined, asBool);
+}
