@@ -93,7 +93,7 @@ export function writeHealthJson(ctx: Ctx, r: HealthReport): string | undefined {
     openStore(ctx).mutate((tx) => {
       tx.write(HEALTH_JSON, body);
       // the per-file findings --quiet reuses (reuse.ts), beside the report: one line, not for reading
-      if (r.reuse) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
+      if (r.reuse && !r.reuseKept) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
       // the per-file summaries of the cross-file checks (summary.ts), when a file changed: a
       // cache (megabytes, parts of the notes' text) that the next run checks before it trusts it,
       // written beside the store's guards and size limit, temp file and rename under the lock

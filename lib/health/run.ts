@@ -51,6 +51,8 @@ export interface HealthReport {
   scope?: 'failures';
   /** The per-file findings health.json keeps for the next --quiet run (full runs). */
   reuse?: ReuseSection;
+  /** health-files.json already holds `reuse` (no need to write it again). */
+  reuseKept?: boolean;
   /** health-summary.json's new text, or undefined when the kept one still holds (full runs without --fix; summary.ts). */
   summary?: () => string | undefined;
 }
@@ -102,9 +104,14 @@ export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
   return { ctx, today: localDate(ctx.clock.now(), ctx.clock.tz), limits: { ...limitsFrom(ctx.env), ...limits } };
 }
 
+/** health-files.json's text, or undefined. */
+function readKeptText(ctx: Ctx): string | undefined {
+  try { return readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8'); } catch { return undefined; }
+}
+
 /** What the last full run kept (health-files.json), or undefined. */
-function readKept(ctx: Ctx): Kept | undefined {
-  try { return parseReuse(readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8')); } catch { return undefined; }
+function readKept(ctx: Ctx, text = readKeptText(ctx)): Kept | undefined {
+  return parseReuse(text);
 }
 
 /** The per-file summaries the last full run kept (health-summary.json; an unreadable or foreign file keeps none). */
@@ -122,7 +129,8 @@ function reusing(checks: readonly Check[], kept: Kept | undefined, all: boolean)
 export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
   if (opts.quiet && !opts.fix && !opts.only?.length) return runFailures(ctx, opts);
   // the registry's checks reuse what the last full run kept about unchanged files (reuse.ts)
-  const kept = opts.checks ? undefined : readKept(ctx);
+  const keptText = opts.checks ? undefined : readKeptText(ctx);
+  const kept = opts.checks ? undefined : readKept(ctx, keptText);
   const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
   // the registry's cross-file checks take unchanged files' summaries (summary.ts); not with
   // --fix, whose passes check files the repairs changed
@@ -176,8 +184,12 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const memory = memoryFigures(snap, env);
   const full = !opts.only?.length && !opts.checks;
   const reuse = full ? buildReuse(snap, pass.byCheck, readAt, pass.keep) : undefined;
-  const summary = full && memo ? (): string | undefined => memo.json(snap, readAt) : undefined;
-  return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(summary ? { summary } : {}) };
+  // the files' stats only: the snapshot's text is not kept alive until health.json is written
+  const stats = full && memo ? snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })) : [];
+  const summary = full && memo ? (): string | undefined => memo.json(stats, readAt) : undefined;
+  // health-files.json is rewritten only when what it keeps changed
+  const reuseKept = reuse !== undefined && keptText === JSON.stringify(reuse) + '\n';
+  return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(reuseKept ? { reuseKept } : {}), ...(summary ? { summary } : {}) };
 }
 
 /**

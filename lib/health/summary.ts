@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PATHS } from '../format/layout.js';
 import { version } from '../core/version.js';
-import type { MemFile, Snapshot } from '../memory/snapshot.js';
+import type { MemFile } from '../memory/snapshot.js';
 import { Vocab } from './key-words.js';
 import { RACY_MS } from './reuse.js';
 import type { CheckEnv } from './types.js';
@@ -44,8 +44,6 @@ export function summaryBuild(): string {
   return (cachedBuild = `${version()}+${id}`);
 }
 
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 /** The summaries of one run: those kept by the last full run, and those worked out now. */
 export class FileMemo {
   /** The compared words of this run (near-duplicates numbers words here). */
@@ -54,7 +52,8 @@ export class FileMemo {
   private keptWords: string[] = [];
   /** Kept word number → this run's, -1 until first used. */
   private wordMap = new Int32Array(0);
-  private readonly made = new Map<string, Record<string, unknown>>();
+  /** Summary name → path → this run's summary. */
+  private readonly made = new Map<string, Map<string, unknown>>();
   /** Was any summary worked out from a file this run? */
   private fresh = false;
 
@@ -67,7 +66,8 @@ export class FileMemo {
     if (!s.words.every((w) => typeof w === 'string')) return;
     this.keptWords = s.words;
     this.wordMap = new Int32Array(s.words.length).fill(-1);
-    for (const [rel, rec] of Object.entries(s.files)) {
+    for (const rel in s.files) {
+      const rec = s.files[rel];
       if (Array.isArray(rec) && rec.length === 3 && typeof rec[0] === 'number' && typeof rec[1] === 'number' && typeof rec[2] === 'object' && rec[2] !== null && !Array.isArray(rec[2])) this.kept.set(rel, rec);
     }
   }
@@ -80,17 +80,19 @@ export class FileMemo {
    * (returning it as this run uses it), else make() (which reads f). Worked out once per run.
    */
   of<T>(name: string, f: MemFile, make: () => T, revive: (kept: unknown) => T | undefined): T {
-    let rec = this.made.get(f.rel);
-    if (rec && hasOwn(rec, name)) return rec[name] as T;
+    let made = this.made.get(name);
+    if (!made) this.made.set(name, (made = new Map()));
+    const had = made.get(f.rel);
+    if (had !== undefined) return had as T;
     let v: T | undefined;
     const k = this.kept.get(f.rel);
-    if (k && k[0] === f.size && k[1] === f.mtimeMs && hasOwn(k[2], name)) {
-      v = revive(k[2][name]);
-      delete k[2][name];
+    if (k && k[0] === f.size && k[1] === f.mtimeMs) {
+      // JSON holds no undefined: a name the file does not have reads as undefined
+      const x = k[2][name];
+      if (x !== undefined) v = revive(x);
     }
     if (v === undefined) { v = make(); this.fresh = true; }
-    if (!rec) this.made.set(f.rel, (rec = {}));
-    rec[name] = v;
+    made.set(f.rel, v);
     return v;
   }
 
@@ -103,15 +105,18 @@ export class FileMemo {
   }
 
   /**
-   * health-summary.json's text for `snap` read at `atMs` (settled files only), or undefined when
+   * health-summary.json's text for the memory's `files` read at `atMs` (settled files only), or undefined when
    * the kept one still holds (every summary came from it and no file it covers changed or went).
    */
-  json(snap: Snapshot, atMs: number): string | undefined {
-    const settled = snap.files.filter((f) => f.mtimeMs < atMs - RACY_MS && this.made.has(f.rel));
+  json(files: readonly Pick<MemFile, 'rel' | 'size' | 'mtimeMs'>[], atMs: number): string | undefined {
+    const settled = files.filter((f) => f.mtimeMs < atMs - RACY_MS);
     if (!this.fresh && settled.length === this.kept.size && settled.every((f) => { const k = this.kept.get(f.rel); return k !== undefined && k[0] === f.size && k[1] === f.mtimeMs; })) return undefined;
-    const files: Stored['files'] = {};
-    for (const f of settled) files[f.rel] = [f.size, f.mtimeMs, this.made.get(f.rel)!];
-    const out: Stored = { build: summaryBuild(), words: this.vocab.words, files };
+    const out: Stored = { build: summaryBuild(), words: this.vocab.words, files: {} };
+    for (const f of settled) {
+      const data: Record<string, unknown> = {};
+      for (const [name, made] of this.made) { const v = made.get(f.rel); if (v !== undefined) data[name] = v; }
+      out.files[f.rel] = [f.size, f.mtimeMs, data];
+    }
     return JSON.stringify(out) + '\n';
   }
 }
@@ -132,6 +137,42 @@ export const asBool = (x: unknown): boolean | undefined => (typeof x === 'boolea
 /** An array whose items all pass `ok`, else undefined. */
 export function arrayOf<T>(x: unknown, ok: (y: unknown) => y is T): T[] | undefined {
   return Array.isArray(x) && x.every(ok) ? (x as T[]) : undefined;
+}
+
+/**
+ * Non-negative integers as text for JSON: LEB128 bytes (7 bits a byte, small numbers one byte)
+ * in base64, a few bytes a number where a JSON array takes more and parses far slower.
+ */
+export function packInts(a: ArrayLike<number>): string {
+  const buf = Buffer.allocUnsafe(a.length * 5);
+  let at = 0;
+  for (let i = 0; i < a.length; i++) {
+    let v = a[i]!;
+    while (v >= 0x80) { buf[at++] = (v & 0x7f) | 0x80; v >>>= 7; }
+    buf[at++] = v;
+  }
+  return buf.toString('base64', 0, at);
+}
+
+/** packInts' numbers back, or undefined when `s` is not what packInts makes. */
+export function unpackInts(s: unknown): Int32Array | undefined {
+  if (typeof s !== 'string') return undefined;
+  const buf = Buffer.from(s, 'base64');
+  const out = new Int32Array(buf.length);
+  let n = 0;
+  let v = 0;
+  let shift = 0;
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (shift > 28) return undefined;
+    v |= (b & 0x7f) << shift;
+    if (b & 0x80) { shift += 7; continue; }
+    if (v < 0) return undefined;
+    out[n++] = v;
+    v = 0;
+    shift = 0;
+  }
+  return shift === 0 ? out.subarray(0, n) : undefined;
 }
 
 /** Is f readable (its text decoded)? Kept per file: tests by kind need not read the file. */

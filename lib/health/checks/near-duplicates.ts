@@ -1,5 +1,5 @@
 import type { Check, Finding } from '../types.js';
-import { arrayOf, isNum, isStr, summaryOf, type FileMemo } from '../summary.js';
+import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '../summary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
 import { KeyWordIds, Vocab } from '../key-words.js';
@@ -172,53 +172,55 @@ export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
 /**
  * A file's compared entries, kept between full runs: `words` holds each entry's line, its number
  * of words and the words' numbers (in the run's vocabulary), one entry after the other; `ids` its
- * ^id ("" without), `keys` its fact key (fact files only).
+ * ^id ("" without), `keys` its fact key (fact files only). Kept as packed numbers.
  */
-interface FileRecs { words: number[]; ids: string[]; keys: string[] }
+class FileRecs {
+  constructor(readonly words: ArrayLike<number>, readonly ids: string[], readonly keys: string[]) {}
+  toJSON(): unknown { return { w: packInts(this.words), ids: this.ids, keys: this.keys }; }
+}
 
 /** The compared entries of `f` (as records() takes them), their words numbered in `pool`'s vocabulary. */
 function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWordIds): FileRecs {
-  const out: FileRecs = { words: [], ids: [], keys: [] };
-  if (f.text === undefined) return out;
-  for (const e of snap.entries(f)) {
-    if (e.superseded) continue;
-    const start = pool.add(e.text);
-    const count = pool.length - start;
-    if (count >= 4) {
-      out.words.push(e.line, count);
-      for (let i = start; i < pool.length; i++) out.words.push(pool.ids[i]!);
-      out.ids.push(e.id ?? '');
-      if (group === 'fact') out.keys.push(factKey(e));
+  const words: number[] = [];
+  const ids: string[] = [];
+  const keys: string[] = [];
+  if (f.text !== undefined) {
+    for (const e of snap.entries(f)) {
+      if (e.superseded) continue;
+      const start = pool.add(e.text);
+      const count = pool.length - start;
+      if (count >= 4) {
+        words.push(e.line, count);
+        for (let i = start; i < pool.length; i++) words.push(pool.ids[i]!);
+        ids.push(e.id ?? '');
+        if (group === 'fact') keys.push(factKey(e));
+      }
+      pool.length = start;
     }
-    pool.length = start;
   }
-  return out;
+  return new FileRecs(Int32Array.from(words), ids, keys);
 }
 
 /** Kept records with their words renumbered for this run, or undefined when they are not what fileRecs makes. */
 function reviveRecs(x: unknown, memo: FileMemo, group: 'fact' | 'log'): FileRecs | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
-  const r = x as Partial<FileRecs>;
+  const r = x as { w?: unknown; ids?: unknown; keys?: unknown };
   const ids = arrayOf(r.ids, isStr);
   const keys = arrayOf(r.keys, isStr);
-  if (!ids || !keys || !Array.isArray(r.words) || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
-  const kept = r.words;
-  const words: number[] = new Array<number>(kept.length);
+  const words = unpackInts(r.w);
+  if (!ids || !keys || !words || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
   let n = 0;
-  for (let i = 0; i < kept.length; n++) {
-    const line = kept[i];
-    const count = kept[i + 1];
-    if (!isNum(line) || !Number.isInteger(count) || (count as number) < 4 || i + 2 + (count as number) > kept.length) return undefined;
-    words[i] = line;
-    words[i + 1] = count as number;
-    for (let j = i + 2, e = j + (count as number); j < e; j++) {
-      const w = memo.word(kept[j] as number);
+  for (let i = 0; i < words.length; n++) {
+    const count = words[i + 1]!;
+    if (i + 1 >= words.length || count < 4 || i + 2 + count > words.length) return undefined;
+    for (let j = i + 2, e = j + count; j < e; j++) {
+      const w = memo.word(words[j]!);
       if (w < 0) return undefined;
       words[j] = w;
     }
-    i += 2 + (count as number);
+    i += 2 + count;
   }
-  return n === ids.length ? { words, ids, keys } : undefined;
+  return n === ids.length ? new FileRecs(words, ids, keys) : undefined;
 }
 
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
