@@ -2,7 +2,7 @@
  * Output of a health run: the text for a person (or, with --quiet, failures only for an agent),
  * the JSON document, and health.json (seed 000) written through the store.
  */
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { tempPathFor } from '../store/fsync.js';
@@ -57,13 +57,28 @@ export function renderText(r: HealthReport, opts: { quiet?: boolean } = {}): str
   return lines.join('\n');
 }
 
-/** Replace a derived cache file whole (a crash leaves the old one, or a torn one that does not parse). */
-function writeCache(abs: string, text: string): void {
+/**
+ * Replace a derived cache file whole (a crash leaves the old one, or a torn one that does not
+ * parse). `write` hands the text over in pieces, written as they come in blocks of ~64 kB (what is
+ * written is garbage before the next one: a run's peak memory does not grow with the file).
+ */
+function writeCache(abs: string, write: (out: (chunk: string) => void) => void): void {
   const tmp = tempPathFor(abs);
+  let fd: number | undefined;
   try {
-    writeFileSync(tmp, text, { flag: 'wx' });
+    fd = openSync(tmp, 'wx');
+    let buf = '';
+    write((chunk) => {
+      buf += chunk;
+      if (buf.length >= 1 << 16) { writeFileSync(fd!, buf); buf = ''; }
+    });
+    // writeFileSync on a descriptor writes all of it, at the file's position
+    if (buf) writeFileSync(fd, buf);
+    closeSync(fd);
+    fd = undefined;
     renameSync(tmp, abs);
   } catch (e) {
+    if (fd !== undefined) try { closeSync(fd); } catch { /* closing a failed write */ }
     try { unlinkSync(tmp); } catch { /* not created */ }
     throw e;
   }

@@ -53,8 +53,11 @@ export interface HealthReport {
   reuse?: ReuseSection;
   /** health-files.json already holds `reuse` (no need to write it again). */
   reuseKept?: boolean;
-  /** health-summary.json's new text, or undefined when the kept one still holds (full runs without --fix; summary.ts). */
-  summary?: () => string | undefined;
+  /**
+   * What writes health-summary.json's new text in pieces, or undefined when the kept one still
+   * holds (full runs without --fix; summary.ts). Called once.
+   */
+  summary?: () => ((out: (chunk: string) => void) => void) | undefined;
 }
 
 /** Findings listed per check in the text report and health.json unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000 (--json lists every one). */
@@ -115,10 +118,10 @@ function readKept(ctx: Ctx, text = readKeptText(ctx)): Kept | undefined {
 }
 
 /** The per-file summaries the last full run kept (health-summary.json; an unreadable or foreign file keeps none). */
-function readMemo(ctx: Ctx): FileMemo {
+function readMemo(ctx: Ctx, atMs: number): FileMemo {
   let text: string | undefined;
   try { text = readFileSync(join(ctx.root, HEALTH_SUMMARY_JSON), 'utf8'); } catch { /* none kept */ }
-  return new FileMemo(text);
+  return new FileMemo(text, atMs);
 }
 
 /** The checks with syntax and secrets taking the kept findings of unchanged files (`all`: a full run's syntax). */
@@ -134,10 +137,10 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
   // the registry's cross-file checks take unchanged files' summaries (summary.ts); not with
   // --fix, whose passes check files the repairs changed
-  const memo = opts.checks || opts.fix ? undefined : readMemo(ctx);
+  const readAt = Date.now();
+  const memo = opts.checks || opts.fix ? undefined : readMemo(ctx, readAt);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   const fixed: string[] = [];
-  const readAt = Date.now();
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
   // torn append cut back exactly, its temp files swept); report it, then check what is left.
   if (opts.fix) fixed.push(...storeRecovery(ctx));
@@ -186,7 +189,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const reuse = full ? buildReuse(snap, pass.byCheck, readAt, pass.keep) : undefined;
   // the files' stats only: the snapshot's text is not kept alive until health.json is written
   const stats = full && memo ? snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })) : [];
-  const summary = full && memo ? (): string | undefined => memo.json(stats, readAt) : undefined;
+  const summary = full && memo ? (): ReturnType<FileMemo['writer']> => memo.writer(stats, readAt) : undefined;
   // health-files.json is rewritten only when what it keeps changed
   const reuseKept = reuse !== undefined && keptText === JSON.stringify(reuse) + '\n';
   return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(reuseKept ? { reuseKept } : {}), ...(summary ? { summary } : {}) };

@@ -29,6 +29,8 @@ interface Stored {
   words: string[];
   /** Path → [size, mtimeMs, summary by name]. */
   files: Record<string, [number, number, Record<string, unknown>]>;
+  /** Name → [key, result]: what a check worked out from many files' summaries, and what from (FileMemo.across). */
+  across?: Record<string, [string, unknown]>;
 }
 
 let cachedBuild: string | undefined;
@@ -46,30 +48,43 @@ export function summaryBuild(): string {
 
 /** The summaries of one run: those kept by the last full run, and those worked out now. */
 export class FileMemo {
-  /** The compared words of this run (near-duplicates numbers words here). */
-  readonly vocab = new Vocab();
+  /**
+   * The compared words of this run (near-duplicates numbers words here): the kept file's words
+   * first, with the numbers they had, so kept summaries are used as they are.
+   */
+  vocab = new Vocab();
+  /** How many of vocab's words came from the kept file (kept word numbers are below it). */
+  keptWords = 0;
   private readonly kept = new Map<string, [number, number, Record<string, unknown>]>();
-  private keptWords: string[] = [];
-  /** Kept word number → this run's, -1 until first used. */
-  private wordMap = new Int32Array(0);
+  private keptAcross: Record<string, [string, unknown]> = {};
   /** Summary name → path → this run's summary. */
   private readonly made = new Map<string, Map<string, unknown>>();
+  /** Name → [key, result] of this run's results across files (kept when the key is defined). */
+  private readonly madeAcross = new Map<string, [string | undefined, unknown]>();
   /** Was any summary worked out from a file this run? */
   private fresh = false;
 
-  /** Over health-summary.json's text (undefined, unparsable or another build's: nothing kept). */
-  constructor(json?: string) {
+  /**
+   * Over health-summary.json's text (undefined, unparsable or another build's: nothing kept);
+   * `atMs`: when the run began reading the memory (a file changed since RACY_MS before is not settled).
+   */
+  constructor(json?: string, readonly atMs = Date.now()) {
     if (!json) return;
     let s: Stored | undefined;
     try { s = JSON.parse(json) as Stored; } catch { return; }
     if (!s || typeof s !== 'object' || s.build !== summaryBuild() || !Array.isArray(s.words) || typeof s.files !== 'object' || s.files === null) return;
-    if (!s.words.every((w) => typeof w === 'string')) return;
-    this.keptWords = s.words;
-    this.wordMap = new Int32Array(s.words.length).fill(-1);
+    // the words, numbered as kept: a list that is not distinct strings keeps none
+    for (let i = 0; i < s.words.length; i++) {
+      const w = s.words[i];
+      if (typeof w !== 'string' || this.vocab.id(w) !== i) { this.vocab = new Vocab(); return; }
+    }
+    this.keptWords = s.words.length;
     for (const rel in s.files) {
       const rec = s.files[rel];
       if (Array.isArray(rec) && rec.length === 3 && typeof rec[0] === 'number' && typeof rec[1] === 'number' && typeof rec[2] === 'object' && rec[2] !== null && !Array.isArray(rec[2])) this.kept.set(rel, rec);
     }
+    const a = s.across;
+    if (typeof a === 'object' && a !== null && !Array.isArray(a)) this.keptAcross = a;
   }
 
   /** Did the last full run keep summaries? */
@@ -96,28 +111,71 @@ export class FileMemo {
     return v;
   }
 
-  /** This run's number of kept word number `n`, or -1 when the kept file has no such word. */
-  word(n: number): number {
-    if (!Number.isInteger(n) || n < 0 || n >= this.wordMap.length) return -1;
-    let w = this.wordMap[n]!;
-    if (w < 0) this.wordMap[n] = w = this.vocab.id(this.keptWords[n]!);
-    return w;
+  /** Is f's summary sure to be of its present content (changed before RACY_MS ahead of the run)? */
+  settled(f: Pick<MemFile, 'mtimeMs'>): boolean { return f.mtimeMs < this.atMs - RACY_MS; }
+
+  /**
+   * Result `name` worked out from many files' summaries: the kept one while it was kept under
+   * the same `key` (which names everything it depends on: the files, their sizes and mtimes, the
+   * limits) and `revive` accepts it, else make(). Kept for the next run only with a key (undefined:
+   * a file it depends on is not settled).
+   */
+  across<T>(name: string, key: string | undefined, make: () => T, revive: (kept: unknown) => T | undefined): T {
+    let v: T | undefined;
+    const k = this.keptAcross[name];
+    if (key !== undefined && Array.isArray(k) && k.length === 2 && k[0] === key) v = revive(k[1]);
+    if (v === undefined) {
+      v = make();
+      if (key !== undefined) this.fresh = true;
+    }
+    this.madeAcross.set(name, [key, v]);
+    return v;
+  }
+
+  /** Replace the vocabulary (near-duplicates renumbering its words: the summaries holding numbers are renumbered by the caller). */
+  renumbered(vocab: Vocab): void {
+    this.vocab = vocab;
+    this.fresh = true;
   }
 
   /**
-   * health-summary.json's text for the memory's `files` read at `atMs` (settled files only), or undefined when
-   * the kept one still holds (every summary came from it and no file it covers changed or went).
+   * What writes health-summary.json for the memory's `files` read at `atMs` (settled files only),
+   * or undefined when the kept one still holds (every summary came from it and no file it covers
+   * changed or went). The writer hands the text over in pieces, a file at a time, and lets go of
+   * each file's summaries once written: the whole text (megabytes) and the whole of its JSON
+   * object are never held at once.
    */
-  json(files: readonly Pick<MemFile, 'rel' | 'size' | 'mtimeMs'>[], atMs: number): string | undefined {
+  writer(files: readonly Pick<MemFile, 'rel' | 'size' | 'mtimeMs'>[], atMs: number): ((out: (chunk: string) => void) => void) | undefined {
     const settled = files.filter((f) => f.mtimeMs < atMs - RACY_MS);
     if (!this.fresh && settled.length === this.kept.size && settled.every((f) => { const k = this.kept.get(f.rel); return k !== undefined && k[0] === f.size && k[1] === f.mtimeMs; })) return undefined;
-    const out: Stored = { build: summaryBuild(), words: this.vocab.words, files: {} };
-    for (const f of settled) {
-      const data: Record<string, unknown> = {};
-      for (const [name, made] of this.made) { const v = made.get(f.rel); if (v !== undefined) data[name] = v; }
-      out.files[f.rel] = [f.size, f.mtimeMs, data];
-    }
-    return JSON.stringify(out) + '\n';
+    return (out) => {
+      // the text JSON.stringify({ build, words, files }) gives, built a file at a time
+      out(`{"build":${JSON.stringify(summaryBuild())},"words":${JSON.stringify(this.vocab.words)},"files":{`);
+      this.kept.clear();
+      let sep = '';
+      for (const f of settled) {
+        const data: Record<string, unknown> = {};
+        for (const [name, made] of this.made) {
+          const v = made.get(f.rel);
+          if (v !== undefined) { data[name] = v; made.delete(f.rel); }
+        }
+        out(`${sep}${JSON.stringify(f.rel)}:${JSON.stringify([f.size, f.mtimeMs, data])}`);
+        sep = ',';
+      }
+      out('}');
+      let across = '';
+      for (const [name, [key, v]] of this.madeAcross) if (key !== undefined) across += `${across ? ',' : ''}${JSON.stringify(name)}:${JSON.stringify([key, v])}`;
+      out(across ? `,"across":{${across}}}\n` : '}\n');
+    };
+  }
+
+  /** health-summary.json's text (as writer() writes it), or undefined when the kept one still holds. */
+  json(files: readonly Pick<MemFile, 'rel' | 'size' | 'mtimeMs'>[], atMs: number): string | undefined {
+    const w = this.writer(files, atMs);
+    if (!w) return undefined;
+    const parts: string[] = [];
+    w((c) => parts.push(c));
+    return parts.join('');
   }
 }
 
@@ -139,12 +197,16 @@ export function arrayOf<T>(x: unknown, ok: (y: unknown) => y is T): T[] | undefi
   return Array.isArray(x) && x.every(ok) ? (x as T[]) : undefined;
 }
 
+let packBuf = Buffer.allocUnsafe(1 << 16);
+
 /**
  * Non-negative integers as text for JSON: LEB128 bytes (7 bits a byte, small numbers one byte)
  * in base64, a few bytes a number where a JSON array takes more and parses far slower.
  */
 export function packInts(a: ArrayLike<number>): string {
-  const buf = Buffer.allocUnsafe(a.length * 5);
+  // one buffer for every call (a run packs thousands of files' numbers)
+  if (packBuf.length < a.length * 5) packBuf = Buffer.allocUnsafe(Math.max(a.length * 5, packBuf.length * 2));
+  const buf = packBuf;
   let at = 0;
   for (let i = 0; i < a.length; i++) {
     let v = a[i]!;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Check, Finding } from '../types.js';
 import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '../summary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
@@ -170,18 +171,29 @@ export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
 }
 
 /**
- * A file's compared entries, kept between full runs: `words` holds each entry's line, its number
- * of words and the words' numbers (in the run's vocabulary), one entry after the other; `ids` its
- * ^id ("" without), `keys` its fact key (fact files only). Kept as packed numbers.
+ * A file's compared entries as kept between full runs: `w` packs (packInts) each entry's line,
+ * its number of words and the words' numbers in the memo's vocabulary, one entry after the
+ * other; `ids` holds each one's ^id ("" without), `keys` its fact key (fact files only). Kept
+ * packed from the moment it is made: a run holds every file's until health-summary.json is written.
  */
-class FileRecs {
-  constructor(readonly words: ArrayLike<number>, readonly ids: string[], readonly keys: string[]) {}
-  toJSON(): unknown { return { w: packInts(this.words), ids: this.ids, keys: this.keys }; }
+interface FileRecs { w: string; ids: string[]; keys: string[] }
+
+/** FileRecs and its numbers unpacked (for this run only). */
+interface Unpacked { recs: FileRecs; words: Int32Array }
+
+/** A growing buffer of numbers, reused from file to file. */
+class Ints {
+  a = new Int32Array(1 << 12);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) { const b = new Int32Array(this.a.length * 2); b.set(this.a); this.a = b; }
+    this.a[this.n++] = v;
+  }
 }
 
 /** The compared entries of `f` (as records() takes them), their words numbered in `pool`'s vocabulary. */
-function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWordIds): FileRecs {
-  const words: number[] = [];
+function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWordIds, buf: Ints): Unpacked {
+  buf.n = 0;
   const ids: string[] = [];
   const keys: string[] = [];
   if (f.text !== undefined) {
@@ -190,37 +202,83 @@ function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWo
       const start = pool.add(e.text);
       const count = pool.length - start;
       if (count >= 4) {
-        words.push(e.line, count);
-        for (let i = start; i < pool.length; i++) words.push(pool.ids[i]!);
+        buf.push(e.line);
+        buf.push(count);
+        for (let i = start; i < pool.length; i++) buf.push(pool.ids[i]!);
         ids.push(e.id ?? '');
         if (group === 'fact') keys.push(factKey(e));
       }
       pool.length = start;
     }
   }
-  return new FileRecs(Int32Array.from(words), ids, keys);
+  const words = buf.a.subarray(0, buf.n);
+  return { recs: { w: packInts(words), ids, keys }, words };
 }
 
-/** Kept records with their words renumbered for this run, or undefined when they are not what fileRecs makes. */
-function reviveRecs(x: unknown, memo: FileMemo, group: 'fact' | 'log'): FileRecs | undefined {
+/** Kept records and their numbers, or undefined when they are not what fileRecs makes (word numbers below `words`). */
+function reviveRecs(x: unknown, group: 'fact' | 'log', words: number): Unpacked | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const r = x as { w?: unknown; ids?: unknown; keys?: unknown };
   const ids = arrayOf(r.ids, isStr);
   const keys = arrayOf(r.keys, isStr);
-  const words = unpackInts(r.w);
-  if (!ids || !keys || !words || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
+  const w = unpackInts(r.w);
+  if (!ids || !keys || !w || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
   let n = 0;
-  for (let i = 0; i < words.length; n++) {
-    const count = words[i + 1]!;
-    if (i + 1 >= words.length || count < 4 || i + 2 + count > words.length) return undefined;
-    for (let j = i + 2, e = j + count; j < e; j++) {
-      const w = memo.word(words[j]!);
-      if (w < 0) return undefined;
-      words[j] = w;
-    }
+  for (let i = 0; i < w.length; n++) {
+    const count = w[i + 1]!;
+    if (i + 1 >= w.length || count < 4 || i + 2 + count > w.length) return undefined;
+    for (let j = i + 2, e = j + count; j < e; j++) if (w[j]! >= words) return undefined;
     i += 2 + count;
   }
-  return n === ids.length ? new FileRecs(words, ids, keys) : undefined;
+  return n === ids.length ? { recs: { w: r.w as string, ids, keys }, words: w } : undefined;
+}
+
+/** The pairs similarIdPairs found in each group, as kept: [i, j, shared words] packed, `n` the group's size. */
+type KeptPairs = Record<'fact' | 'log', { n: number; p: string }>;
+
+/** Kept pairs, or undefined when they do not fit groups of `sizes` (their counts `count`). */
+function revivePairs(x: unknown, sizes: Record<'fact' | 'log', number[]>): Record<'fact' | 'log', [number, number, number][]> | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const out = { fact: [] as [number, number, number][], log: [] as [number, number, number][] };
+  for (const group of ['fact', 'log'] as const) {
+    const g = (x as Partial<KeptPairs>)[group];
+    const counts = sizes[group];
+    const p = g && g.n === counts.length ? unpackInts(g.p) : undefined;
+    if (!p || p.length % 3 !== 0) return undefined;
+    for (let k = 0; k < p.length; k += 3) {
+      const [i, j, inter] = [p[k]!, p[k + 1]!, p[k + 2]!];
+      if (i >= j || j >= counts.length || inter < 1 || inter > Math.min(counts[i]!, counts[j]!)) return undefined;
+      out[group].push([i, j, inter / (counts[i]! + counts[j]! - inter)]);
+    }
+  }
+  return out;
+}
+
+/** The pairs of a run, kept as revivePairs reads them: [i, j, shared words] (the similarity is shared / (|i| + |j| − shared)). */
+class PairsOf {
+  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', number[]>, private readonly count: number[]) {}
+  toJSON(): KeptPairs | null {
+    const out = {} as KeptPairs;
+    for (const group of ['fact', 'log'] as const) {
+      const rs = this.rs[group];
+      const p: number[] = [];
+      for (const [i, j, jac] of this.pairs[group]) {
+        const ci = this.count[rs[i]!]!;
+        const cj = this.count[rs[j]!]!;
+        const inter = Math.round((jac * (ci + cj)) / (1 + jac));
+        // kept only when the similarity comes back exactly as computed (else null: not kept, made again)
+        if (inter / (ci + cj - inter) !== jac) return null;
+        p.push(i, j, inter);
+      }
+      out[group] = { n: rs.length, p: packInts(p) };
+    }
+    return out;
+  }
+}
+
+/** A digest of `parts` (what a result kept across runs was worked out from). */
+function hashOf(parts: string[]): string {
+  return createHash('sha1').update(parts.join('\n')).digest('base64');
 }
 
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
@@ -238,8 +296,9 @@ export const check: Check = {
   },
   run(snap, env) {
     const memo = env.memo;
-    const vocab = memo?.vocab ?? new Vocab();
+    let vocab = memo?.vocab ?? new Vocab();
     const fresh = new KeyWordIds(vocab);
+    const buf = new Ints();
     // every compared entry of the memory, in file order: its file, line, ^id, key (facts) and words
     const recF: MemFile[] = [];
     const recLine: number[] = [];
@@ -248,33 +307,77 @@ export const check: Check = {
     const recStart: number[] = [];
     const recCount: number[] = [];
     const recGroup: ('fact' | 'log')[] = [];
+    /** Each file's kept records and its first record. */
+    const byFile: [FileRecs, number][] = [];
+    // what the pairs depend on: the compared files as they are (the limit is added below)
+    const inputs: string[] = [];
+    let settled = true;
     let ids = new Int32Array(1 << 16);
     let used = 0;
     for (const f of snap.files) {
       const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
       if (!group) continue;
-      const r = summaryOf(env, 'near-duplicates', f, () => fileRecs(snap, f, group, fresh), (x) => (memo ? reviveRecs(x, memo, group) : undefined));
-      for (let i = 0, k = 0; i < r.words.length; k++) {
-        const count = r.words[i + 1]!;
-        if (used + count > ids.length) { const a = new Int32Array(Math.max(ids.length * 2, used + count)); a.set(ids.subarray(0, used)); ids = a; }
+      if (memo) { inputs.push(`${f.rel}\0${f.size}\0${f.mtimeMs}`); settled &&= memo.settled(f); }
+      let words: Int32Array | undefined;
+      const r = summaryOf(env, 'near-duplicates', f, () => { const m = fileRecs(snap, f, group, fresh, buf); words = m.words; return m.recs; }, (x) => {
+        const m = memo ? reviveRecs(x, group, memo.keptWords) : undefined;
+        words = m?.words;
+        return m?.recs;
+      });
+      // the numbers as made or revived now, or (a summary made earlier this run) unpacked again
+      const w = words ?? unpackInts(r.w)!;
+      byFile.push([r, recGroup.length]);
+      if (used + w.length > ids.length) { const a = new Int32Array(Math.max(ids.length * 2, used + w.length)); a.set(ids.subarray(0, used)); ids = a; }
+      for (let i = 0, k = 0; i < w.length; k++) {
+        const count = w[i + 1]!;
         recF.push(f);
-        recLine.push(r.words[i]!);
+        recLine.push(w[i]!);
         recId.push(r.ids[k]!);
         recKey.push(group === 'fact' ? r.keys[k]! : '');
         recStart.push(used);
         recCount.push(count);
         recGroup.push(group);
-        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = r.words[j]!;
+        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
         i += 2 + count;
       }
     }
+    if (memo) {
+      // words no entry uses any more (kept words grow with every change): numbered afresh when over half
+      const mark = new Uint8Array(vocab.size);
+      let live = 0;
+      for (let i = 0; i < used; i++) if (!mark[ids[i]!]) { mark[ids[i]!] = 1; live++; }
+      if (vocab.size > 4096 && live * 2 < vocab.size) {
+        const next = new Vocab();
+        const map = new Int32Array(vocab.size).fill(-1);
+        for (let i = 0; i < used; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
+        for (let b = 0; b < byFile.length; b++) {
+          const [r, first] = byFile[b]!;
+          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : recGroup.length;
+          const w: number[] = [];
+          for (let k = first; k < end; k++) { w.push(recLine[k]!, recCount[k]!); for (let i = recStart[k]!, e = i + recCount[k]!; i < e; i++) w.push(ids[i]!); }
+          r.w = packInts(w);
+        }
+        vocab = next;
+        memo.renumbered(next);
+      }
+    }
     const words = (k: number): string[] => Array.from(ids.subarray(recStart[k]!, recStart[k]! + recCount[k]!), (id) => vocab.words[id]!);
+    const t = env.limits.nearDuplicate;
+    const rsOf = { fact: [] as number[], log: [] as number[] };
+    for (let k = 0; k < recGroup.length; k++) rsOf[recGroup[k]!].push(k);
+    const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
+      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart[k]!), rsOf.fact.map((k) => recCount[k]!), vocab.size, t) : [],
+      log: rsOf.log.length ? similarIdPairs(ids, rsOf.log.map((k) => recStart[k]!), rsOf.log.map((k) => recCount[k]!), vocab.size, t) : [],
+    });
+    // the pairs, kept while no compared file changed, came or went (the join is most of the check)
+    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `${t}\0${hashOf(inputs)}` : undefined, () => new PairsOf(join(), rsOf, recCount), (x) => {
+      const p = revivePairs(x, { fact: rsOf.fact.map((k) => recCount[k]!), log: rsOf.log.map((k) => recCount[k]!) });
+      return p ? new PairsOf(p, rsOf, recCount) : undefined;
+    }).pairs;
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
-      const rs: number[] = [];
-      for (let k = 0; k < recGroup.length; k++) if (recGroup[k] === group) rs.push(k);
-      if (rs.length === 0) continue;
-      for (const [i, j, jac] of similarIdPairs(ids, rs.map((k) => recStart[k]!), rs.map((k) => recCount[k]!), vocab.size, env.limits.nearDuplicate)) {
+      const rs = rsOf[group];
+      for (const [i, j, jac] of pairs[group]) {
         const a = rs[i]!;
         const b = rs[j]!;
         if (recId[a] && recId[a] === recId[b]) continue; // the same entry moved (rotation), not a duplicate
