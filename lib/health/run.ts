@@ -191,7 +191,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const stats = full && memo ? snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })) : [];
   const summary = full && memo ? (): ReturnType<FileMemo['writer']> => memo.writer(stats, readAt) : undefined;
   // health-files.json is rewritten only when what it keeps changed
-  const reuseKept = reuse !== undefined && keptText === JSON.stringify(reuse) + '\n';
+  const reuseKept = reuse !== undefined && keptText !== undefined && keptText === JSON.stringify(reuse) + '\n';
   return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(reuseKept ? { reuseKept } : {}), ...(summary ? { summary } : {}) };
 }
 

@@ -216,11 +216,26 @@ export function packInts(a: ArrayLike<number>): string {
   return buf.toString('base64', 0, at);
 }
 
-/** packInts' numbers back, or undefined when `s` is not what packInts makes. */
-export function unpackInts(s: unknown): Int32Array | undefined {
+let unpackBuf = Buffer.allocUnsafe(1 << 14);
+let unpackOut = new Int32Array(1 << 14);
+
+/**
+ * packInts' numbers back, or undefined when `s` is not what packInts makes. With `shared`, in
+ * arrays reused from call to call (good until the next such call: no garbage per call).
+ */
+export function unpackInts(s: unknown, shared = false): Int32Array | undefined {
   if (typeof s !== 'string') return undefined;
-  const buf = Buffer.from(s, 'base64');
-  const out = new Int32Array(buf.length);
+  let buf: Buffer;
+  let out: Int32Array;
+  if (shared) {
+    const most = Math.ceil((s.length * 3) / 4);
+    if (unpackBuf.length < most) { unpackBuf = Buffer.allocUnsafe(most * 2); unpackOut = new Int32Array(most * 2); }
+    buf = unpackBuf.subarray(0, unpackBuf.write(s, 'base64'));
+    out = unpackOut;
+  } else {
+    buf = Buffer.from(s, 'base64');
+    out = new Int32Array(buf.length);
+  }
   let n = 0;
   let v = 0;
   let shift = 0;

@@ -51,7 +51,7 @@ async function afresh(root: string): Promise<Doc> {
   return r;
 }
 
-type Kept = { build: string; words: string[]; files: Record<string, [number, number, Record<string, unknown>]> };
+type Kept = { build: string; words: string[]; files: Record<string, [number, number, Record<string, unknown>]>; across?: Record<string, [string, Record<string, { n: number; p: string }>]> };
 const readKept = (root: string): Kept => JSON.parse(readFileSync(join(root, SUMMARY), 'utf8')) as Kept;
 
 describe('health-summary.json', () => {
@@ -142,10 +142,58 @@ describe('health-summary.json', () => {
       mangle(() => [[1, 2, 3]]),
       mangle((v) => (v && typeof v === 'object' && 'w' in v ? { ...v, w: 'AAAA////' } : v)),
       mangle((v, name) => (name === 'canonical-home' ? [[1, 'a fact key long enough here', 'constructor']] : v)),
+      // a word twice in the kept words: no kept number can be trusted
+      JSON.stringify({ ...kept, words: [...kept.words, kept.words[0]] }),
+      // near-duplicates' kept pairs of the wrong shape, or naming entries the groups do not have
+      JSON.stringify({ ...kept, across: { 'near-duplicates': [kept.across!['near-duplicates']![0], { fact: { n: 1, p: 'AAAA' }, log: 7 }] } }),
+      JSON.stringify({ ...kept, across: { 'near-duplicates': [kept.across!['near-duplicates']![0], { ...kept.across!['near-duplicates']![1], log: { n: kept.across!['near-duplicates']![1].log!.n, p: Buffer.from([1, 0, 1]).toString('base64') } }] } }),
     ];
     for (const [i, text] of bad.entries()) {
       writeFileSync(join(root, SUMMARY), text);
       expect(await report(root), `case ${i}`).toEqual(ref);
     }
+  });
+
+  it("keeps near-duplicates' pairs while no compared file changed, and finds them again when one did", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memtier-summary-'));
+    roots.push(root);
+    generateMemory(root, 40);
+    const days = readdirSync(join(root, 'memory/episodic')).filter((n) => n.endsWith('.md')).sort();
+    const line = (id: string): string => `\n- 10:00 [DECISION] the deploy pipeline keeps one summary per file for every nightly run ^${id}\n`;
+    appendFileSync(join(root, 'memory/episodic', days[0]!), line('dupa0001'));
+    appendFileSync(join(root, 'memory/episodic', days[1]!), line('dupb0001'));
+    age(root);
+    const dup = (d: Doc): boolean => JSON.stringify(d.findings).includes(`100% the same as memory/episodic/${days[0]}`);
+    expect(dup(await report(root))).toBe(true);
+    const kept = readKept(root);
+    const pairs = kept.across?.['near-duplicates'];
+    expect(pairs?.[1].log?.p).not.toBe('');
+    // no pair planted in the kept result: the run takes it (no compared file changed)
+    pairs![1].log!.p = '';
+    writeFileSync(join(root, SUMMARY), JSON.stringify(kept));
+    expect(dup(await report(root))).toBe(false);
+    // a compared file changed: the pairs are worked out again
+    utimesSync(join(root, 'memory/episodic', days[2]!), new Date(Date.now() - 1_800_000), new Date(Date.now() - 1_800_000));
+    const r = await report(root);
+    expect(dup(r)).toBe(true);
+    expect(r).toEqual(await afresh(root));
+  });
+
+  it('numbers its words afresh once most kept words are no longer used', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memtier-summary-'));
+    roots.push(root);
+    generateMemory(root, 30);
+    age(root);
+    const ref = await report(root);
+    const kept = readKept(root);
+    const used = kept.words.length;
+    // words of notes long gone, at the end (the kept numbers stay valid)
+    kept.words.push(...Array.from({ length: 3 * used + 5000 }, (_, i) => `gone${i}word`));
+    writeFileSync(join(root, SUMMARY), JSON.stringify(kept));
+    expect(await report(root)).toEqual(ref);
+    const after = readKept(root).words;
+    expect(after.length).toBeLessThanOrEqual(used);
+    expect(after.some((w) => w.startsWith('gone'))).toBe(false);
+    expect(await report(root)).toEqual(ref);
   });
 });

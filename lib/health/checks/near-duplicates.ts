@@ -256,7 +256,7 @@ function revivePairs(x: unknown, sizes: Record<'fact' | 'log', number[]>): Recor
 
 /** The pairs of a run, kept as revivePairs reads them: [i, j, shared words] (the similarity is shared / (|i| + |j| − shared)). */
 class PairsOf {
-  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', number[]>, private readonly count: number[]) {}
+  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', number[]>, private readonly count: ArrayLike<number>) {}
   toJSON(): KeptPairs | null {
     const out = {} as KeptPairs;
     for (const group of ['fact', 'log'] as const) {
@@ -274,11 +274,6 @@ class PairsOf {
     }
     return out;
   }
-}
-
-/** A digest of `parts` (what a result kept across runs was worked out from). */
-function hashOf(parts: string[]): string {
-  return createHash('sha1').update(parts.join('\n')).digest('base64');
 }
 
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
@@ -300,47 +295,60 @@ export const check: Check = {
     const fresh = new KeyWordIds(vocab);
     const buf = new Ints();
     // every compared entry of the memory, in file order: its file, line, ^id, key (facts) and words
-    const recF: MemFile[] = [];
-    const recLine: number[] = [];
+    // (numbers in typed arrays: nothing for the garbage collector to scan or move)
+    const files: MemFile[] = [];
+    const recFile = new Ints();
+    const recLine = new Ints();
     const recId: string[] = [];
     const recKey: string[] = [];
-    const recStart: number[] = [];
-    const recCount: number[] = [];
-    const recGroup: ('fact' | 'log')[] = [];
+    const recStart = new Ints();
+    const recCount = new Ints();
+    const recFact = new Ints();
     /** Each file's kept records and its first record. */
     const byFile: [FileRecs, number][] = [];
     // what the pairs depend on: the compared files as they are (the limit is added below)
-    const inputs: string[] = [];
+    const inputs = memo ? createHash('sha1') : undefined;
     let settled = true;
-    let ids = new Int32Array(1 << 16);
-    let used = 0;
+    // first each file's records (a file made now holds its numbers packed only), then the pool of
+    // every record's words at its exact size: the pool is the largest array here
+    const got: [MemFile, 'fact' | 'log', FileRecs, Int32Array | undefined][] = [];
+    let total = 0;
     for (const f of snap.files) {
       const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
       if (!group) continue;
-      if (memo) { inputs.push(`${f.rel}\0${f.size}\0${f.mtimeMs}`); settled &&= memo.settled(f); }
-      let words: Int32Array | undefined;
-      const r = summaryOf(env, 'near-duplicates', f, () => { const m = fileRecs(snap, f, group, fresh, buf); words = m.words; return m.recs; }, (x) => {
+      if (memo) { inputs!.update(`${f.rel}\0${f.size}\0${f.mtimeMs}\n`); settled &&= memo.settled(f); }
+      let made: Int32Array | undefined;
+      let revived: Int32Array | undefined;
+      const r = summaryOf(env, 'near-duplicates', f, () => { const m = fileRecs(snap, f, group, fresh, buf); made = m.words; return m.recs; }, (x) => {
         const m = memo ? reviveRecs(x, group, memo.keptWords) : undefined;
-        words = m?.words;
+        revived = m?.words;
         return m?.recs;
       });
-      // the numbers as made or revived now, or (a summary made earlier this run) unpacked again
-      const w = words ?? unpackInts(r.w)!;
-      byFile.push([r, recGroup.length]);
-      if (used + w.length > ids.length) { const a = new Int32Array(Math.max(ids.length * 2, used + w.length)); a.set(ids.subarray(0, used)); ids = a; }
+      // made now: unpacked again below (`made` is the reused buffer); a summary made earlier this run: unpacked now
+      const w = made ? undefined : revived ?? unpackInts(r.w)!;
+      total += (made ?? w)!.length;
+      got.push([f, group, r, w]);
+    }
+    const ids = new Int32Array(total);
+    let used = 0;
+    for (const [f, group, r, kept] of got) {
+      const w = kept ?? unpackInts(r.w, true)!;
+      byFile.push([r, recId.length]);
+      const fi = files.push(f) - 1;
       for (let i = 0, k = 0; i < w.length; k++) {
         const count = w[i + 1]!;
-        recF.push(f);
+        recFile.push(fi);
         recLine.push(w[i]!);
         recId.push(r.ids[k]!);
         recKey.push(group === 'fact' ? r.keys[k]! : '');
         recStart.push(used);
         recCount.push(count);
-        recGroup.push(group);
+        recFact.push(group === 'fact' ? 1 : 0);
         for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
         i += 2 + count;
       }
     }
+    got.length = 0;
     if (memo) {
       // words no entry uses any more (kept words grow with every change): numbered afresh when over half
       const mark = new Uint8Array(vocab.size);
@@ -352,27 +360,29 @@ export const check: Check = {
         for (let i = 0; i < used; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
         for (let b = 0; b < byFile.length; b++) {
           const [r, first] = byFile[b]!;
-          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : recGroup.length;
+          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : recId.length;
           const w: number[] = [];
-          for (let k = first; k < end; k++) { w.push(recLine[k]!, recCount[k]!); for (let i = recStart[k]!, e = i + recCount[k]!; i < e; i++) w.push(ids[i]!); }
+          for (let k = first; k < end; k++) { w.push(recLine.a[k]!, recCount.a[k]!); for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) w.push(ids[i]!); }
           r.w = packInts(w);
         }
         vocab = next;
         memo.renumbered(next);
       }
     }
-    const words = (k: number): string[] => Array.from(ids.subarray(recStart[k]!, recStart[k]! + recCount[k]!), (id) => vocab.words[id]!);
+    const words = (k: number): string[] => Array.from(ids.subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
+    const fileOf = (k: number): MemFile => files[recFile.a[k]!]!;
     const t = env.limits.nearDuplicate;
     const rsOf = { fact: [] as number[], log: [] as number[] };
-    for (let k = 0; k < recGroup.length; k++) rsOf[recGroup[k]!].push(k);
+    for (let k = 0; k < recId.length; k++) rsOf[recFact.a[k] ? 'fact' : 'log'].push(k);
+    const counts = recCount.a;
     const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
-      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart[k]!), rsOf.fact.map((k) => recCount[k]!), vocab.size, t) : [],
-      log: rsOf.log.length ? similarIdPairs(ids, rsOf.log.map((k) => recStart[k]!), rsOf.log.map((k) => recCount[k]!), vocab.size, t) : [],
+      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
+      log: rsOf.log.length ? similarIdPairs(ids, rsOf.log.map((k) => recStart.a[k]!), rsOf.log.map((k) => counts[k]!), vocab.size, t) : [],
     });
     // the pairs, kept while no compared file changed, came or went (the join is most of the check)
-    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `${t}\0${hashOf(inputs)}` : undefined, () => new PairsOf(join(), rsOf, recCount), (x) => {
-      const p = revivePairs(x, { fact: rsOf.fact.map((k) => recCount[k]!), log: rsOf.log.map((k) => recCount[k]!) });
-      return p ? new PairsOf(p, rsOf, recCount) : undefined;
+    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `${t}\0${inputs!.digest('base64')}` : undefined, () => new PairsOf(join(), rsOf, counts), (x) => {
+      const p = revivePairs(x, { fact: rsOf.fact.map((k) => counts[k]!), log: rsOf.log.map((k) => counts[k]!) });
+      return p ? new PairsOf(p, rsOf, counts) : undefined;
     }).pairs;
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
@@ -381,18 +391,18 @@ export const check: Check = {
         const a = rs[i]!;
         const b = rs[j]!;
         if (recId[a] && recId[a] === recId[b]) continue; // the same entry moved (rotation), not a duplicate
-        if (group === 'fact' && recKey[a] === recKey[b] && recF[a]!.rel !== recF[b]!.rel) continue; // canonical-home reports it
+        if (group === 'fact' && recKey[a] === recKey[b] && fileOf(a).rel !== fileOf(b).rel) continue; // canonical-home reports it
         if (numbersDiffer(words(a), words(b))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
-          file: recF[b]!.rel,
-          line: recLine[b]!,
-          message: `${Math.round(jac * 100)}% the same as ${recF[a]!.rel}:${recLine[a]}`,
+          file: fileOf(b).rel,
+          line: recLine.a[b]!,
+          message: `${Math.round(jac * 100)}% the same as ${fileOf(a).rel}:${recLine.a[a]}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: recGroup.length } };
+    return { findings: out, figures: { entriesCompared: recId.length } };
   },
 };
