@@ -11,6 +11,7 @@ import { MemtierError, UsageError } from '../core/errors.js';
 import { CHECKS } from '../health/checks/index.js';
 import { renderText, reportJson, writeHealthJson, HEALTH_FILES_JSON, HEALTH_JSON } from '../health/report.js';
 import { capFindings, runHealth, selectChecks } from '../health/run.js';
+import { HEALTH_SUMMARY_JSON } from '../health/summary.js';
 import { checkDoc, checksTableBlock } from '../health/table.js';
 
 const flags: FlagSpec[] = [
@@ -43,7 +44,8 @@ export const command: CommandSpec = {
     'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents): it runs',
     'the checks that can fail (FAIL in --list), reuses the findings the last full',
     'run kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
-    'changed), and leaves ' + HEALTH_JSON + ' as the last full run wrote it.',
+    'changed), and leaves ' + HEALTH_JSON + ' as the last full run wrote it. A full run takes what the',
+    'cross-file checks need of each unchanged file from ' + HEALTH_SUMMARY_JSON + ' the same way.',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
   ].join('\n'),

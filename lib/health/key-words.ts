@@ -54,7 +54,8 @@ export class Vocab {
       slot = (slot + 1) & mask;
     }
     const id = this.words.length;
-    const w = text.slice(s, e);
+    // a copy, not a slice: V8 keeps a slice's whole text (a file's) alive while the word lives
+    const w = flat(text.slice(s, e));
     this.words.push(fold ? w.toLowerCase() : w);
     this.hashes.push(h);
     this.slots[slot] = id + 1;
@@ -72,6 +73,11 @@ export class Vocab {
     }
     this.slots = slots;
   }
+}
+
+/** `s` in a string of its own (V8 makes a slice of 13 characters or more a view of the string sliced). */
+function flat(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 function same(w: string, text: string, s: number, e: number, fold: boolean): boolean {

@@ -2,11 +2,16 @@
  * Output of a health run: the text for a person (or, with --quiet, failures only for an agent),
  * the JSON document, and health.json (seed 000) written through the store.
  */
+import { closeSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
+import { tempPathFor } from '../store/fsync.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { PATHS } from '../format/layout.js';
 import { openStore } from '../store/store.js';
 import type { HealthReport } from './run.js';
 import type { Finding } from './types.js';
+import { HEALTH_SUMMARY_JSON } from './summary.js';
 
 /** Where the last report is kept: derived state, rebuilt by every run, gitignored with .memtier/. */
 export const HEALTH_JSON = `${PATHS.state}/health.json`;
@@ -52,6 +57,33 @@ export function renderText(r: HealthReport, opts: { quiet?: boolean } = {}): str
   return lines.join('\n');
 }
 
+/**
+ * Replace a derived cache file whole (a crash leaves the old one, or a torn one that does not
+ * parse). `write` hands the text over in pieces, written as they come in blocks of ~64 kB (what is
+ * written is garbage before the next one: a run's peak memory does not grow with the file).
+ */
+function writeCache(abs: string, write: (out: (chunk: string) => void) => void): void {
+  const tmp = tempPathFor(abs);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx');
+    let buf = '';
+    write((chunk) => {
+      buf += chunk;
+      if (buf.length >= 1 << 16) { writeFileSync(fd!, buf); buf = ''; }
+    });
+    // writeFileSync on a descriptor writes all of it, at the file's position
+    if (buf) writeFileSync(fd, buf);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, abs);
+  } catch (e) {
+    if (fd !== undefined) try { closeSync(fd); } catch { /* closing a failed write */ }
+    try { unlinkSync(tmp); } catch { /* not created */ }
+    throw e;
+  }
+}
+
 /** The JSON document of a run (also the content of health.json). */
 export function reportJson(r: HealthReport): Record<string, unknown> {
   return {
@@ -76,7 +108,12 @@ export function writeHealthJson(ctx: Ctx, r: HealthReport): string | undefined {
     openStore(ctx).mutate((tx) => {
       tx.write(HEALTH_JSON, body);
       // the per-file findings --quiet reuses (reuse.ts), beside the report: one line, not for reading
-      if (r.reuse) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
+      if (r.reuse && !r.reuseKept) tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n');
+      // the per-file summaries of the cross-file checks (summary.ts), when a file changed: a
+      // cache (megabytes, parts of the notes' text) that the next run checks before it trusts it,
+      // written beside the store's guards and size limit, temp file and rename under the lock
+      const summary = r.summary?.();
+      if (summary !== undefined && !stateDirProblem(ctx.root)) writeCache(join(ctx.root, HEALTH_SUMMARY_JSON), summary);
     });
     return undefined;
   } catch (e) {

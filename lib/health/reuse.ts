@@ -15,7 +15,7 @@ import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import { fileFindings as secretFindings } from './checks/secrets.js';
 import { allIds, danglingFindings, fileFindings as syntaxFindings, isFileLocal } from './checks/syntax.js';
 import { isTornFinding } from './checks/wal-integrity.js';
-import type { Finding, Severity } from './types.js';
+import type { CheckEnv, Finding, Severity } from './types.js';
 
 /** The checks whose per-file findings are kept. */
 export const REUSED: readonly string[] = ['syntax', 'secrets'];
@@ -112,14 +112,14 @@ export function keptData(kept: Kept | undefined): (check: string, f: MemFile) =>
  * checked otherwise. With `all` (a full run), syntax also reports every file's `superseded by`
  * naming no entry of the memory (which the kept findings leave out: it depends on other files).
  */
-export async function reusedCheck(id: string, snap: Snapshot, kept: Kept | undefined, all = false): Promise<Finding[]> {
+export async function reusedCheck(id: string, snap: Snapshot, kept: Kept | undefined, all = false, env?: CheckEnv): Promise<Finding[]> {
   const out: Finding[] = [];
-  const ids = all && id === 'syntax' ? allIds(snap) : undefined;
+  const ids = all && id === 'syntax' ? allIds(snap, env) : undefined;
   for (const f of snap.files) {
     const k = kept?.files.get(f.rel);
     if (k && k.size === f.size && k.mtimeMs === f.mtimeMs) {
       for (const x of k.findings) if (x.check === id) out.push(x);
-      if (ids) out.push(...danglingFindings(snap, f, ids));
+      if (ids) out.push(...danglingFindings(snap, f, ids, env));
       continue;
     }
     out.push(...(id === 'syntax' ? await syntaxFindings(snap, f, ids) : secretFindings(f)));

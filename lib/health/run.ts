@@ -16,6 +16,7 @@ import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
 import { HEALTH_FILES_JSON } from './report.js';
+import { FileMemo, HEALTH_SUMMARY_JSON, isNum, summaryOf } from './summary.js';
 import { buildReuse, keptData, keptFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
@@ -50,6 +51,13 @@ export interface HealthReport {
   scope?: 'failures';
   /** The per-file findings health.json keeps for the next --quiet run (full runs). */
   reuse?: ReuseSection;
+  /** health-files.json already holds `reuse` (no need to write it again). */
+  reuseKept?: boolean;
+  /**
+   * What writes health-summary.json's new text in pieces, or undefined when the kept one still
+   * holds (full runs without --fix; summary.ts). Called once.
+   */
+  summary?: () => ((out: (chunk: string) => void) => void) | undefined;
 }
 
 /** Findings listed per check in the text report and health.json unless --all: a memory with 20,000 near-duplicates needs one line saying so, not 20,000 (--json lists every one). */
@@ -99,28 +107,45 @@ export function checkEnv(ctx: Ctx, limits?: Partial<Limits>): CheckEnv {
   return { ctx, today: localDate(ctx.clock.now(), ctx.clock.tz), limits: { ...limitsFrom(ctx.env), ...limits } };
 }
 
+/** health-files.json's text, or undefined. */
+function readKeptText(ctx: Ctx): string | undefined {
+  try { return readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8'); } catch { return undefined; }
+}
+
 /** What the last full run kept (health-files.json), or undefined. */
-function readKept(ctx: Ctx): Kept | undefined {
-  try { return parseReuse(readFileSync(join(ctx.root, HEALTH_FILES_JSON), 'utf8')); } catch { return undefined; }
+function readKept(ctx: Ctx, text = readKeptText(ctx)): Kept | undefined {
+  return parseReuse(text);
+}
+
+/** The per-file summaries the last full run kept (health-summary.json; an unreadable or foreign file keeps none). */
+function readMemo(ctx: Ctx, atMs: number): FileMemo {
+  let text: string | undefined;
+  try { text = readFileSync(join(ctx.root, HEALTH_SUMMARY_JSON), 'utf8'); } catch { /* none kept */ }
+  return new FileMemo(text, atMs);
 }
 
 /** The checks with syntax and secrets taking the kept findings of unchanged files (`all`: a full run's syntax). */
 function reusing(checks: readonly Check[], kept: Kept | undefined, all: boolean): Check[] {
-  return checks.map((c): Check => (REUSED.includes(c.id) ? { ...c, run: (s) => reusedCheck(c.id, s, kept, all) } : c));
+  return checks.map((c): Check => (REUSED.includes(c.id) ? { ...c, run: (s, env) => reusedCheck(c.id, s, kept, all, env) } : c));
 }
 
 export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<HealthReport> {
   if (opts.quiet && !opts.fix && !opts.only?.length) return runFailures(ctx, opts);
   // the registry's checks reuse what the last full run kept about unchanged files (reuse.ts)
-  const kept = opts.checks ? undefined : readKept(ctx);
+  const keptText = opts.checks ? undefined : readKeptText(ctx);
+  const kept = opts.checks ? undefined : readKept(ctx, keptText);
   const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
-  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
-  const fixed: string[] = [];
+  // the registry's cross-file checks take unchanged files' summaries (summary.ts); not with
+  // --fix, whose passes check files the repairs changed
   const readAt = Date.now();
+  const memo = opts.checks || opts.fix ? undefined : readMemo(ctx, readAt);
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
+  const fixed: string[] = [];
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
   // torn append cut back exactly, its temp files swept); report it, then check what is left.
   if (opts.fix) fixed.push(...storeRecovery(ctx));
-  let snap = loadSnapshot(ctx.root);
+  // with summaries kept, a file is read only when a check needs its text (its summary is stale)
+  let snap = loadSnapshot(ctx.root, { lazy: memo?.hasKept ?? false });
   let pass = await runChecks(checks, snap, env);
   if (opts.fix) {
     const order = [...checks].sort((a, b) => rank(a.id) - rank(b.id));
@@ -159,9 +184,15 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
       }
     }
   }
-  const memory = memoryFigures(snap);
-  const reuse = opts.only?.length || opts.checks ? undefined : buildReuse(snap, pass.byCheck, readAt, pass.keep);
-  return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}) };
+  const memory = memoryFigures(snap, env);
+  const full = !opts.only?.length && !opts.checks;
+  const reuse = full ? buildReuse(snap, pass.byCheck, readAt, pass.keep) : undefined;
+  // the files' stats only: the snapshot's text is not kept alive until health.json is written
+  const stats = full && memo ? snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })) : [];
+  const summary = full && memo ? (): ReturnType<FileMemo['writer']> => memo.writer(stats, readAt) : undefined;
+  // health-files.json is rewritten only when what it keeps changed
+  const reuseKept = reuse !== undefined && keptText !== undefined && keptText === JSON.stringify(reuse) + '\n';
+  return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(reuseKept ? { reuseKept } : {}), ...(summary ? { summary } : {}) };
 }
 
 /**
@@ -201,14 +232,15 @@ function report(ctx: Ctx, pass: Pass, figures: Record<string, Record<string, unk
 }
 
 /** Whole-memory figures for health.json: files, bytes, tokens loaded every session and in all. */
-function memoryFigures(snap: Snapshot): Record<string, unknown> {
+function memoryFigures(snap: Snapshot, env: CheckEnv): Record<string, unknown> {
   let bytes = 0;
   let hotTokens = 0;
   let tokens = 0;
   for (const f of snap.files) {
     bytes += f.size;
-    if (f.text === undefined) continue;
-    const t = estimateTokens(f.text);
+    // the file's token estimate, kept per file (-1: unreadable)
+    const t = summaryOf(env, 'tokens', f, () => (f.text === undefined ? -1 : estimateTokens(f.text)), (x) => (isNum(x) ? x : undefined));
+    if (t < 0) continue;
     tokens += t;
     if (f.tier === 'hot') hotTokens += t;
   }

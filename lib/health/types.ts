@@ -5,6 +5,7 @@
 import type { Ctx } from '../core/context.js';
 import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import type { Limits } from '../memory/limits.js';
+import type { FileMemo } from './summary.js';
 
 /** `fail` makes `memtier health` exit 1; `warn` and `info` never do. */
 export type Severity = 'fail' | 'warn' | 'info';
@@ -43,6 +44,8 @@ export interface CheckEnv {
   kept?(check: string, f: MemFile): unknown;
   /** The findings the last full run kept for this check about `f` alone (reuse.ts), when the file's stats still match. */
   keptFindings?(check: string, f: MemFile): Finding[] | undefined;
+  /** Per-file summaries, kept between full runs (summary.ts; use summaryOf): set on full runs. */
+  memo?: FileMemo;
 }
 
 /** What a check returns besides findings: figures for health.json, or a skip reason. */

@@ -64,7 +64,7 @@ export function runCli(root: string, args: string[], opts: { env?: Record<string
  * itself, the root's lock file and the last health report. Everything else counts.
  */
 export function withoutHousekeeping(s: MemorySnapshot): MemorySnapshot {
-  return Object.fromEntries(Object.entries(s).filter(([p]) => !/^\.memtier(?:\/lock[^/]*|\/health(?:-files)?\.json)?$/.test(p)));
+  return Object.fromEntries(Object.entries(s).filter(([p]) => !/^\.memtier(?:\/lock[^/]*|\/health(?:-files|-summary)?\.json)?$/.test(p)));
 }
 
 /** No stack trace, no crash: no "    at " line, no uncaught error name, not killed. */

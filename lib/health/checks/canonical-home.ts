@@ -1,24 +1,37 @@
-import { CANONICAL_HOME } from '../../format/entry.js';
-import type { Check, Finding } from '../types.js';
+import { CANONICAL_HOME, isEntryType, type EntryType } from '../../format/entry.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
+import { arrayOf, isNum, isStr, summaryOf } from '../summary.js';
 import { factKey } from '../markdown.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
-import type { LocatedEntry } from '../../format/entry.js';
 
 /** Where facts live (logs repeat facts on purpose: an episodic decision is extracted to decisions.md). */
 export const FACT_KINDS = new Set<MemFile['kind']>(['memory-index', 'semantic', 'procedural', 'knowledge', 'graph', 'note']);
 
-export interface FactOcc { f: MemFile; e: LocatedEntry; key: string }
+export interface FactOcc { f: MemFile; e: { line: number; type?: EntryType }; key: string }
 
-/** Fact entries worth comparing: at least 4 words and 20 characters once normalized. */
-export function factOccurrences(snap: Snapshot, kinds: Set<MemFile['kind']>): FactOcc[] {
+/** A file's facts worth comparing as [line, key, type or ""]. */
+type FileFact = [number, string, EntryType | ''];
+const isFact = (x: unknown): x is FileFact => Array.isArray(x) && x.length === 3 && isNum(x[0]) && isStr(x[1]) && (x[2] === '' || (isStr(x[2]) && isEntryType(x[2])));
+
+/** The fact entries of one file worth comparing: at least 4 words and 20 characters once normalized. */
+function fileFacts(snap: Snapshot, f: MemFile): FileFact[] {
+  const out: FileFact[] = [];
+  if (f.text === undefined) return out;
+  for (const e of snap.entries(f)) {
+    if (e.superseded) continue;
+    const key = factKey(e);
+    if (key.length >= 20 && key.split(' ').length >= 4) out.push([e.line, key, e.type ?? '']);
+  }
+  return out;
+}
+
+/** Fact entries worth comparing, in the files of `kinds` (each file's kept between full runs through `env`). */
+export function factOccurrences(snap: Snapshot, kinds: Set<MemFile['kind']>, env?: CheckEnv): FactOcc[] {
   const out: FactOcc[] = [];
   for (const f of snap.files) {
-    if (f.text === undefined || !kinds.has(f.kind)) continue;
-    for (const e of snap.entries(f)) {
-      if (e.superseded) continue;
-      const key = factKey(e);
-      if (key.length >= 20 && key.split(' ').length >= 4) out.push({ f, e, key });
-    }
+    if (!kinds.has(f.kind)) continue;
+    const facts = env ? summaryOf(env, 'canonical-home', f, () => fileFacts(snap, f), (x) => arrayOf(x, isFact)) : fileFacts(snap, f);
+    for (const [line, key, type] of facts) out.push({ f, e: type ? { line, type } : { line }, key });
   }
   return out;
 }
@@ -36,9 +49,9 @@ export const check: Check = {
     fixed: 'memory/semantic/preferences.md keeps the fact; MEMORY.md links to it: `- [Preferences](memory/semantic/preferences.md) — British English`',
     why: 'two copies drift apart: one gets corrected, the other keeps the old value, and recall returns both',
   },
-  run(snap) {
+  run(snap, env) {
     const groups = new Map<string, FactOcc[]>();
-    for (const o of factOccurrences(snap, FACT_KINDS)) {
+    for (const o of factOccurrences(snap, FACT_KINDS, env)) {
       const g = groups.get(o.key);
       if (g) g.push(o); else groups.set(o.key, [o]);
     }

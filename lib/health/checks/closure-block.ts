@@ -1,7 +1,8 @@
 import { parseEntryLine } from '../../format/entry.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf, type MemFile, type Snapshot } from '../../memory/snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
+import { arrayOf, isStr, summaryOf } from '../summary.js';
 import { CLOSURE_KEYS, closureAppend, closureStatus, isClosureLine } from '../../format/closure.js';
 
 /** Seed 004 invariant 6: every past episodic day ends with its closure block. */
@@ -20,15 +21,9 @@ export const check: Check = {
   run(snap, env) {
     const out: Finding[] = [];
     for (const f of pastDays(snap, env.today)) {
-      const text = f.text ?? '';
-      // the day's entries (dayEntries, from the snapshot's parse)
-      const entries = snap.entries(f).filter((e) => !isClosureLine(e.raw));
-      // a day a person wrote (no typed entry) is not a log memtier can summarize: it needs no block
-      if (!entries.some((e) => e.type)) continue;
-      const lines = text.split('\n');
-      const missing = closureStatus(text, { lines, entries }).missing;
-      if (missing.length === 0) continue;
-      const mixed = freeFormLines(text, lines) > 0;
+      const kept = summaryOf(env, 'closure-block', f, () => closureGap(snap, f), revive);
+      if (kept === null) continue;
+      const [missing, mixed] = kept;
       out.push({
         check: 'closure-block',
         severity: 'warn',
@@ -61,9 +56,33 @@ export const check: Check = {
   },
 };
 
+/** Dated episodic days before today (the unreadable ones have no gap). */
 function pastDays(snap: Snapshot, today: string): MemFile[] {
-  return filesOf(snap, 'episodic').filter((f) => f.date !== undefined && f.date < today);
+  return snap.files.filter((f) => f.kind === 'episodic' && f.date !== undefined && f.date < today);
 }
+
+/** A day's missing closure keys and whether it holds free-form text; null when it needs no block or has one (or cannot be read). */
+type Gap = [missing: string[], mixed: boolean] | null;
+
+function closureGap(snap: Snapshot, f: MemFile): Gap {
+  if (f.text === undefined) return null;
+  const text = f.text;
+  // the day's entries (dayEntries, from the snapshot's parse)
+  const entries = snap.entries(f).filter((e) => !isClosureLine(e.raw));
+  // a day a person wrote (no typed entry) is not a log memtier can summarize: it needs no block
+  if (!entries.some((e) => e.type)) return null;
+  const lines = text.split('\n');
+  const missing = closureStatus(text, { lines, entries }).missing;
+  if (missing.length === 0) return null;
+  return [[...missing], freeFormLines(text, lines) > 0];
+}
+
+const revive = (x: unknown): Gap | undefined => {
+  if (x === null) return null;
+  if (!Array.isArray(x) || x.length !== 2 || typeof x[1] !== 'boolean') return undefined;
+  const missing = arrayOf(x[0], isStr);
+  return missing ? [missing, x[1]] : undefined;
+};
 
 /**
  * Lines of a day that are neither typed entries, headings, closure lines, comments nor blank: text

@@ -4,7 +4,8 @@ import { daysBetween } from '../../core/clock.js';
 import { PATHS } from '../../format/layout.js';
 import { openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
-import { filesOf, type MemFile } from '../../memory/snapshot.js';
+import type { MemFile } from '../../memory/snapshot.js';
+import { readable } from '../summary.js';
 
 /** Where an overdue day goes: memory/archive/YYYY/MM/<same file name>. */
 export function archiveTarget(f: MemFile): string {
@@ -26,12 +27,13 @@ export const check: Check = {
     why: 'agents list and grep the episodic folder on queries; old days belong to the COLD archive where they stay searchable without crowding recent ones',
   },
   run(snap, env) {
-    const days = filesOf(snap, 'episodic').filter((f) => f.date !== undefined);
+    const days = snap.files.filter((f) => f.kind === 'episodic' && f.date !== undefined);
     const ttl = env.limits.episodicTtlDays;
     const out: Finding[] = [];
     for (const f of days) {
       const age = daysBetween(f.date!, env.today);
-      if (age <= ttl) continue;
+      // a day that cannot be read is the syntax check's (kept per file: no need to read it to know)
+      if (age <= ttl || !readable(env, f)) continue;
       const to = archiveTarget(f);
       const clash = existsSync(join(snap.root, to));
       out.push({

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Check, Finding } from '../types.js';
+import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '../summary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
 import { KeyWordIds, Vocab } from '../key-words.js';
@@ -168,6 +170,112 @@ export function records(snap: Snapshot, vocab = new Vocab()): Rec[] {
   return out;
 }
 
+/**
+ * A file's compared entries as kept between full runs: `w` packs (packInts) each entry's line,
+ * its number of words and the words' numbers in the memo's vocabulary, one entry after the
+ * other; `ids` holds each one's ^id ("" without), `keys` its fact key (fact files only). Kept
+ * packed from the moment it is made: a run holds every file's until health-summary.json is written.
+ */
+interface FileRecs { w: string; ids: string[]; keys: string[] }
+
+/** FileRecs and its numbers unpacked (for this run only). */
+interface Unpacked { recs: FileRecs; words: Int32Array }
+
+/** A growing buffer of numbers, reused from file to file. */
+class Ints {
+  a = new Int32Array(1 << 12);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) { const b = new Int32Array(this.a.length * 2); b.set(this.a); this.a = b; }
+    this.a[this.n++] = v;
+  }
+}
+
+/** The compared entries of `f` (as records() takes them), their words numbered in `pool`'s vocabulary. */
+function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWordIds, buf: Ints): Unpacked {
+  buf.n = 0;
+  const ids: string[] = [];
+  const keys: string[] = [];
+  if (f.text !== undefined) {
+    for (const e of snap.entries(f)) {
+      if (e.superseded) continue;
+      const start = pool.add(e.text);
+      const count = pool.length - start;
+      if (count >= 4) {
+        buf.push(e.line);
+        buf.push(count);
+        for (let i = start; i < pool.length; i++) buf.push(pool.ids[i]!);
+        ids.push(e.id ?? '');
+        if (group === 'fact') keys.push(factKey(e));
+      }
+      pool.length = start;
+    }
+  }
+  const words = buf.a.subarray(0, buf.n);
+  return { recs: { w: packInts(words), ids, keys }, words };
+}
+
+/** Kept records and their numbers, or undefined when they are not what fileRecs makes (word numbers below `words`). */
+function reviveRecs(x: unknown, group: 'fact' | 'log', words: number): Unpacked | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const r = x as { w?: unknown; ids?: unknown; keys?: unknown };
+  const ids = arrayOf(r.ids, isStr);
+  const keys = arrayOf(r.keys, isStr);
+  const w = unpackInts(r.w);
+  if (!ids || !keys || !w || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
+  let n = 0;
+  for (let i = 0; i < w.length; n++) {
+    const count = w[i + 1]!;
+    if (i + 1 >= w.length || count < 4 || i + 2 + count > w.length) return undefined;
+    for (let j = i + 2, e = j + count; j < e; j++) if (w[j]! >= words) return undefined;
+    i += 2 + count;
+  }
+  return n === ids.length ? { recs: { w: r.w as string, ids, keys }, words: w } : undefined;
+}
+
+/** The pairs similarIdPairs found in each group, as kept: [i, j, shared words] packed, `n` the group's size. */
+type KeptPairs = Record<'fact' | 'log', { n: number; p: string }>;
+
+/** Kept pairs, or undefined when they do not fit groups of `sizes` (their counts `count`). */
+function revivePairs(x: unknown, sizes: Record<'fact' | 'log', number[]>): Record<'fact' | 'log', [number, number, number][]> | undefined {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const out = { fact: [] as [number, number, number][], log: [] as [number, number, number][] };
+  for (const group of ['fact', 'log'] as const) {
+    const g = (x as Partial<KeptPairs>)[group];
+    const counts = sizes[group];
+    const p = g && g.n === counts.length ? unpackInts(g.p) : undefined;
+    if (!p || p.length % 3 !== 0) return undefined;
+    for (let k = 0; k < p.length; k += 3) {
+      const [i, j, inter] = [p[k]!, p[k + 1]!, p[k + 2]!];
+      if (i >= j || j >= counts.length || inter < 1 || inter > Math.min(counts[i]!, counts[j]!)) return undefined;
+      out[group].push([i, j, inter / (counts[i]! + counts[j]! - inter)]);
+    }
+  }
+  return out;
+}
+
+/** The pairs of a run, kept as revivePairs reads them: [i, j, shared words] (the similarity is shared / (|i| + |j| − shared)). */
+class PairsOf {
+  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', number[]>, private readonly count: ArrayLike<number>) {}
+  toJSON(): KeptPairs | null {
+    const out = {} as KeptPairs;
+    for (const group of ['fact', 'log'] as const) {
+      const rs = this.rs[group];
+      const p: number[] = [];
+      for (const [i, j, jac] of this.pairs[group]) {
+        const ci = this.count[rs[i]!]!;
+        const cj = this.count[rs[j]!]!;
+        const inter = Math.round((jac * (ci + cj)) / (1 + jac));
+        // kept only when the similarity comes back exactly as computed (else null: not kept, made again)
+        if (inter / (ci + cj - inter) !== jac) return null;
+        p.push(i, j, inter);
+      }
+      out[group] = { n: rs.length, p: packInts(p) };
+    }
+    return out;
+  }
+}
+
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
 export const check: Check = {
   id: 'near-duplicates',
@@ -182,29 +290,119 @@ export const check: Check = {
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
   },
   run(snap, env) {
-    const vocab = new Vocab();
-    const recs = records(snap, vocab);
-    const pool = recs[0]?.pool;
+    const memo = env.memo;
+    let vocab = memo?.vocab ?? new Vocab();
+    const fresh = new KeyWordIds(vocab);
+    const buf = new Ints();
+    // every compared entry of the memory, in file order: its file, line, ^id, key (facts) and words
+    // (numbers in typed arrays: nothing for the garbage collector to scan or move)
+    const files: MemFile[] = [];
+    const recFile = new Ints();
+    const recLine = new Ints();
+    const recId: string[] = [];
+    const recKey: string[] = [];
+    const recStart = new Ints();
+    const recCount = new Ints();
+    const recFact = new Ints();
+    /** Each file's kept records and its first record. */
+    const byFile: [FileRecs, number][] = [];
+    // what the pairs depend on: the compared files as they are (the limit is added below)
+    const inputs = memo ? createHash('sha1') : undefined;
+    let settled = true;
+    // first each file's records (a file made now holds its numbers packed only), then the pool of
+    // every record's words at its exact size: the pool is the largest array here
+    const got: [MemFile, 'fact' | 'log', FileRecs, Int32Array | undefined][] = [];
+    let total = 0;
+    for (const f of snap.files) {
+      const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+      if (!group) continue;
+      if (memo) { inputs!.update(`${f.rel}\0${f.size}\0${f.mtimeMs}\n`); settled &&= memo.settled(f); }
+      let made: Int32Array | undefined;
+      let revived: Int32Array | undefined;
+      const r = summaryOf(env, 'near-duplicates', f, () => { const m = fileRecs(snap, f, group, fresh, buf); made = m.words; return m.recs; }, (x) => {
+        const m = memo ? reviveRecs(x, group, memo.keptWords) : undefined;
+        revived = m?.words;
+        return m?.recs;
+      });
+      // made now: unpacked again below (`made` is the reused buffer); a summary made earlier this run: unpacked now
+      const w = made ? undefined : revived ?? unpackInts(r.w)!;
+      total += (made ?? w)!.length;
+      got.push([f, group, r, w]);
+    }
+    const ids = new Int32Array(total);
+    let used = 0;
+    for (const [f, group, r, kept] of got) {
+      const w = kept ?? unpackInts(r.w, true)!;
+      byFile.push([r, recId.length]);
+      const fi = files.push(f) - 1;
+      for (let i = 0, k = 0; i < w.length; k++) {
+        const count = w[i + 1]!;
+        recFile.push(fi);
+        recLine.push(w[i]!);
+        recId.push(r.ids[k]!);
+        recKey.push(group === 'fact' ? r.keys[k]! : '');
+        recStart.push(used);
+        recCount.push(count);
+        recFact.push(group === 'fact' ? 1 : 0);
+        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
+        i += 2 + count;
+      }
+    }
+    got.length = 0;
+    if (memo) {
+      // words no entry uses any more (kept words grow with every change): numbered afresh when over half
+      const mark = new Uint8Array(vocab.size);
+      let live = 0;
+      for (let i = 0; i < used; i++) if (!mark[ids[i]!]) { mark[ids[i]!] = 1; live++; }
+      if (vocab.size > 4096 && live * 2 < vocab.size) {
+        const next = new Vocab();
+        const map = new Int32Array(vocab.size).fill(-1);
+        for (let i = 0; i < used; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
+        for (let b = 0; b < byFile.length; b++) {
+          const [r, first] = byFile[b]!;
+          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : recId.length;
+          const w: number[] = [];
+          for (let k = first; k < end; k++) { w.push(recLine.a[k]!, recCount.a[k]!); for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) w.push(ids[i]!); }
+          r.w = packInts(w);
+        }
+        vocab = next;
+        memo.renumbered(next);
+      }
+    }
+    const words = (k: number): string[] => Array.from(ids.subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
+    const fileOf = (k: number): MemFile => files[recFile.a[k]!]!;
+    const t = env.limits.nearDuplicate;
+    const rsOf = { fact: [] as number[], log: [] as number[] };
+    for (let k = 0; k < recId.length; k++) rsOf[recFact.a[k] ? 'fact' : 'log'].push(k);
+    const counts = recCount.a;
+    const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
+      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
+      log: rsOf.log.length ? similarIdPairs(ids, rsOf.log.map((k) => recStart.a[k]!), rsOf.log.map((k) => counts[k]!), vocab.size, t) : [],
+    });
+    // the pairs, kept while no compared file changed, came or went (the join is most of the check)
+    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `${t}\0${inputs!.digest('base64')}` : undefined, () => new PairsOf(join(), rsOf, counts), (x) => {
+      const p = revivePairs(x, { fact: rsOf.fact.map((k) => counts[k]!), log: rsOf.log.map((k) => counts[k]!) });
+      return p ? new PairsOf(p, rsOf, counts) : undefined;
+    }).pairs;
     const out: Finding[] = [];
     for (const group of ['fact', 'log'] as const) {
-      const rs = recs.filter((r) => r.group === group);
-      if (!pool || rs.length === 0) continue;
-      for (const [i, j, jac] of similarIdPairs(pool.ids, rs.map((r) => r.start), rs.map((r) => r.count), vocab.size, env.limits.nearDuplicate)) {
+      const rs = rsOf[group];
+      for (const [i, j, jac] of pairs[group]) {
         const a = rs[i]!;
         const b = rs[j]!;
-        if (a.e.id && a.e.id === b.e.id) continue; // the same entry moved (rotation), not a duplicate
-        if (group === 'fact' && a.key === b.key && a.f.rel !== b.f.rel) continue; // canonical-home reports it
-        if (numbersDiffer(a.words, b.words)) continue; // "port 8080" vs "port 8081": two values, not one fact twice
+        if (recId[a] && recId[a] === recId[b]) continue; // the same entry moved (rotation), not a duplicate
+        if (group === 'fact' && recKey[a] === recKey[b] && fileOf(a).rel !== fileOf(b).rel) continue; // canonical-home reports it
+        if (numbersDiffer(words(a), words(b))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
           severity: 'warn',
-          file: b.f.rel,
-          line: b.e.line,
-          message: `${Math.round(jac * 100)}% the same as ${a.f.rel}:${a.e.line}`,
+          file: fileOf(b).rel,
+          line: recLine.a[b]!,
+          message: `${Math.round(jac * 100)}% the same as ${fileOf(a).rel}:${recLine.a[a]}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: recs.length } };
+    return { findings: out, figures: { entriesCompared: recId.length } };
   },
 };

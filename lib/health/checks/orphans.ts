@@ -1,4 +1,5 @@
 import type { Check, Finding } from '../types.js';
+import { isNum, summaryOf } from '../summary.js';
 import type { MemFile } from '../../memory/snapshot.js';
 import { isClosureLine } from '../../format/closure.js';
 
@@ -19,20 +20,26 @@ export const check: Check = {
     fixed: '- 14:02 [PEOPLE] talked to Ana about the migration #projects ^k2j3mx0a',
     why: 'the type decides an entry\'s canonical home and its half-life; an untyped entry is never promoted, extracted or decayed correctly',
   },
-  run(snap) {
+  run(snap, env) {
     const out: Finding[] = [];
     let total = 0;
     for (const f of snap.files) {
-      if (f.text === undefined || !(MANAGED.has(f.kind) || HAND.has(f.kind))) continue;
-      const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded && !isClosureLine(e.raw));
-      if (orphans.length === 0) continue;
-      total += orphans.length;
+      if (!(MANAGED.has(f.kind) || HAND.has(f.kind))) continue;
+      // [how many, the first one's line], kept per file
+      const kept = summaryOf(env, 'orphans', f, (): [number, number] | null => {
+        if (f.text === undefined) return null;
+        const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded && !isClosureLine(e.raw));
+        return orphans.length === 0 ? null : [orphans.length, orphans[0]!.line];
+      }, (x): [number, number] | null | undefined => (x === null ? null : Array.isArray(x) && x.length === 2 && isNum(x[0]) && isNum(x[1]) ? [x[0], x[1]] : undefined));
+      if (kept === null) continue;
+      const [count, first] = kept;
+      total += count;
       out.push({
         check: 'orphans',
         severity: MANAGED.has(f.kind) ? 'warn' : 'info',
         file: f.rel,
-        line: orphans[0]!.line,
-        message: `${orphans.length} ${orphans.length === 1 ? 'entry has' : 'entries have'} no [TYPE] and no #tag`,
+        line: first,
+        message: `${count} ${count === 1 ? 'entry has' : 'entries have'} no [TYPE] and no #tag`,
         fix: f.kind === 'legacy-daily' ? 'run "memtier adopt" to bring the file into the model' : 'add a type such as [EVENT] or [DECISION] after the time',
       });
     }

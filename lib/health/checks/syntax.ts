@@ -1,4 +1,5 @@
-import type { Check, Finding } from '../types.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
+import { arrayOf, isNum, isStr, summaryOf } from '../summary.js';
 import { frontmatterBlock, headLines } from '../markdown.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { ID_RE, isEntryType } from '../../format/entry.js';
@@ -21,18 +22,43 @@ export const check: Check = {
     fixed: '---\ntags: [infrastructure]\n---\n- 15:10 [DECISION] use SQLite ^k2j3mx0a',
     why: 'memtier reads strictly and never rewrites a file it cannot parse; a syntax error hides every fact in the file from search, recall and the lifecycle',
   },
-  async run(snap) {
+  async run(snap, env) {
     const out: Finding[] = [];
-    const ids = allIds(snap);
+    const ids = allIds(snap, env);
     for (const f of snap.files) out.push(...(await fileFindings(snap, f, ids)));
     return out;
   },
 };
 
+/** A file's entry ids (all, in order) and its entries' `superseded by ^id` pointers as [line, id]. */
+export type IdSummary = [ids: string[], supersededBy: [number, string][]];
+
+const isPointer = (x: unknown): x is [number, string] => Array.isArray(x) && x.length === 2 && isNum(x[0]) && isStr(x[1]);
+const reviveIds = (x: unknown): IdSummary | undefined => {
+  if (!Array.isArray(x) || x.length !== 2) return undefined;
+  const ids = arrayOf(x[0], isStr);
+  const sup = arrayOf(x[1], isPointer);
+  return ids && sup ? [ids, sup] : undefined;
+};
+
+/** The ids and pointers of `f` (kept between full runs through `env`). */
+export function idSummary(snap: Snapshot, f: MemFile, env?: CheckEnv): IdSummary {
+  const make = (): IdSummary => {
+    const ids: string[] = [];
+    const sup: [number, string][] = [];
+    for (const e of snap.entries(f)) {
+      if (e.id) ids.push(e.id);
+      if (e.supersededBy) sup.push([e.line, e.supersededBy]);
+    }
+    return [ids, sup];
+  };
+  return env ? summaryOf(env, 'ids', f, make, reviveIds) : make();
+}
+
 /** Every entry id of the memory. */
-export function allIds(snap: Snapshot): Set<string> {
+export function allIds(snap: Snapshot, env?: CheckEnv): Set<string> {
   const ids = new Set<string>();
-  for (const f of snap.files) for (const e of snap.entries(f)) if (e.id) ids.add(e.id);
+  for (const f of snap.files) for (const id of idSummary(snap, f, env)[0]) ids.add(id);
   return ids;
 }
 
@@ -52,9 +78,9 @@ const DANGLING = 'superseded by ^';
 const dangling = (f: MemFile, line: number, id: string): Finding => ({ check: 'syntax', severity: 'warn', file: f.rel, line, message: `${DANGLING}${id}, but no entry has that id`, fix: 'point it at the entry that replaced this one' });
 
 /** The findings of the file whose `superseded by ^id` names no entry of `ids` (the one syntax finding not isFileLocal). */
-export function danglingFindings(snap: Snapshot, f: MemFile, ids: Set<string>): Finding[] {
+export function danglingFindings(snap: Snapshot, f: MemFile, ids: Set<string>, env?: CheckEnv): Finding[] {
   const out: Finding[] = [];
-  for (const e of snap.entries(f)) if (e.supersededBy && !ids.has(e.supersededBy)) out.push(dangling(f, e.line, e.supersededBy));
+  for (const [line, id] of idSummary(snap, f, env)[1]) if (!ids.has(id)) out.push(dangling(f, line, id));
   return out;
 }
 

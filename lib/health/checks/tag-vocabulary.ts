@@ -1,7 +1,8 @@
 import { extractTags } from '../../format/entry.js';
 import { PATHS } from '../../format/layout.js';
-import type { Check, Finding } from '../types.js';
-import { TAGS_LINE, parseTagList } from '../markdown.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
+import { arrayOf, isNum, isStr, summaryOf } from '../summary.js';
+import { headLines, TAGS_LINE, parseTagList } from '../markdown.js';
 import { parseVocabulary } from '../vocabulary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 
@@ -11,17 +12,28 @@ const SKIP = new Set<MemFile['kind']>(['tags', 'format', 'palace', 'review', 'dr
 /** Text an inline tag can hide in without being a tag: link targets and code spans. */
 const stripNonTags = (s: string): string => s.replace(/\]\([^)]*\)/g, ']').replace(/`[^`]*`/g, ' ');
 
+/** A file's tags as [tag, line, on its tags line (1) or in an entry (0)]. */
+type TagUse = [string, number, number];
+const isUse = (x: unknown): x is TagUse => Array.isArray(x) && x.length === 3 && isStr(x[0]) && isNum(x[1]) && isNum(x[2]);
+
+function fileTags(snap: Snapshot, f: MemFile): TagUse[] {
+  const out: TagUse[] = [];
+  if (f.text === undefined) return out;
+  if (WARM.has(f.kind)) {
+    const m = TAGS_LINE.exec(headLines(f.text, 2)[1] ?? '');
+    if (m) for (const t of parseTagList(m[1]!)) out.push([t, 2, 1]);
+  }
+  for (const e of snap.entries(f)) for (const t of extractTags(stripNonTags(e.text))) out.push([t, e.line, 0]);
+  return out;
+}
+
 /** Every tag the memory uses: WARM notes' tags lines and inline #tags of entries (not in TAGS.md itself, generated views or the archive). */
-export function usedTags(snap: Snapshot): { tag: string; file: MemFile; line: number; where: string }[] {
+export function usedTags(snap: Snapshot, env?: CheckEnv): { tag: string; file: MemFile; line: number; where: string }[] {
   const out: { tag: string; file: MemFile; line: number; where: string }[] = [];
   for (const f of snap.files) {
-    if (f.text === undefined || SKIP.has(f.kind)) continue;
-    const lines = snap.lines(f);
-    if (WARM.has(f.kind)) {
-      const m = TAGS_LINE.exec(lines[1] ?? '');
-      if (m) for (const t of parseTagList(m[1]!)) out.push({ tag: t, file: f, line: 2, where: 'on the tags line' });
-    }
-    for (const e of snap.entries(f)) for (const t of extractTags(stripNonTags(e.text))) out.push({ tag: t, file: f, line: e.line, where: 'in an entry' });
+    if (SKIP.has(f.kind)) continue;
+    const uses = env ? summaryOf(env, 'tag-vocabulary', f, () => fileTags(snap, f), (x) => arrayOf(x, isUse)) : fileTags(snap, f);
+    for (const [tag, line, onTagsLine] of uses) out.push({ tag, file: f, line, where: onTagsLine ? 'on the tags line' : 'in an entry' });
   }
   return out;
 }
@@ -39,7 +51,7 @@ export const check: Check = {
     fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to memory/TAGS.md on purpose',
     why: 'a frozen vocabulary keeps grep-by-tag complete: a synonym nobody searches for hides the fact it labels',
   },
-  run(snap) {
+  run(snap, env) {
     const tagsFile = snap.byRel.get(PATHS.tags);
     if (!tagsFile || tagsFile.text === undefined) return { findings: [], skipped: `no ${PATHS.tags} (no frozen vocabulary to check against)` };
     const vocab = parseVocabulary(tagsFile.text);
@@ -54,7 +66,7 @@ export const check: Check = {
         fix: `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
       });
     };
-    for (const u of usedTags(snap)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);
+    for (const u of usedTags(snap, env)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);
     return { findings: out, figures: { vocabulary: vocab.size } };
   },
 };

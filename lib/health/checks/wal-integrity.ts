@@ -2,6 +2,7 @@ import { PATHS } from '../../format/layout.js';
 import { isTornEntry, openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
 import { finishRotation, rotateBuffer, walFixes } from '../wal.js';
+import { idSummary } from './syntax.js';
 
 const TORN = 'torn last line';
 
@@ -25,7 +26,7 @@ export const check: Check = {
     const out: Finding[] = [];
     const buffer = snap.byRel.get(PATHS.buffer);
     const logged = new Set<string>();
-    if (buffer?.text !== undefined) for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const e of snap.entries(f)) if (e.id) logged.add(e.id);
+    if (buffer?.text !== undefined) for (const f of snap.files) if (f.kind === 'episodic' || f.kind === 'archive') for (const id of idSummary(snap, f, env)[0]) logged.add(id);
     const left = buffer?.text !== undefined ? snap.entries(buffer).filter((e) => e.id && logged.has(e.id)) : [];
     // load the WAL module only when there is something for it to repair
     const can = snap.rotating.length > 0 || left.length > 0 ? await walFixes() : { rotate: false, recover: false };

@@ -1,6 +1,10 @@
 import type { Check, Finding } from '../types.js';
-import { filesOf } from '../../memory/snapshot.js';
 import { headLines, TAGS_LINE } from '../markdown.js';
+import { isNum, summaryOf } from '../summary.js';
+
+const WARM = new Set(['semantic', 'procedural', 'knowledge']);
+/** The summary of a note with its tags on line 2, or unreadable (syntax reports it). */
+const NONE = -2;
 
 /** Seed 004 invariant 1: every WARM note carries its tags on line 2 (`head -2 | grep tags`). */
 export const check: Check = {
@@ -15,12 +19,16 @@ export const check: Check = {
     fixed: '---\ntags: [infrastructure, samba]\nlast_verified: 2026-05-10\n---\n# Infrastructure\nThe NAS answers on 10.0.0.5.',
     why: 'agents discover WARM notes with `head -2 memory/**/*.md | grep tags`; a note without its tags on line 2 is invisible to that search and to tag scoring',
   },
-  run(snap) {
+  run(snap, env) {
     const out: Finding[] = [];
-    for (const f of filesOf(snap, 'semantic', 'procedural', 'knowledge')) {
-      if (TAGS_LINE.test(headLines(f.text!, 2)[1] ?? '')) continue;
-      const lines = snap.lines(f);
-      const at = lines.findIndex((l) => TAGS_LINE.test(l));
+    for (const f of snap.files) {
+      if (!WARM.has(f.kind)) continue;
+      // the index of the tags line when it is not line 2 (-1: none), kept per file
+      const at = summaryOf(env, 'warm-tags-line', f, () => {
+        if (f.text === undefined || TAGS_LINE.test(headLines(f.text, 2)[1] ?? '')) return NONE;
+        return snap.lines(f).findIndex((l) => TAGS_LINE.test(l));
+      }, (x) => (isNum(x) ? x : undefined));
+      if (at === NONE) continue;
       out.push({
         check: 'warm-tags-line',
         severity: 'warn',
