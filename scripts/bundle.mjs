@@ -10,7 +10,7 @@
 // dist/cli/NAME.js (CommonJS: on Node 20 it runs from a V8 code cache) when it exists, else
 // dist/lib/cli/main.js, which stays the library, the help screens and the fallback.
 import { build } from 'esbuild';
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,6 +121,34 @@ results.push(await alone('watch/client.js', '_client.js'));
 // an index build's worker thread (lib/search/index-pool.ts starts ./_index-worker.js beside the bundle
 // that builds; the underscore keeps it from being taken for a command): only a build loads it
 results.push(await alone('search/index-worker.js', '_index-worker.js', { external: ['gray-matter'], define: { MEMTIER_BUNDLED: 'true' } }));
+/**
+ * ASCII-only bundles: esbuild escapes non-ASCII characters in strings but leaves them in regular
+ * expression literals, comments and String.raw templates (the capture rules' and aliases' Chinese
+ * words), and one such character makes Node decode the whole file as UTF-8 into a two-byte string,
+ * on every call (~2 % of a cold `extract`). `\uXXXX` is the same code unit in a regular
+ * expression, a string or a comment, and a backslash escaping the character (an identity escape,
+ * as in `/\’s$/`) is dropped: `\’` and `\u2019` are the same. In a String.raw template the text
+ * changes (`\u53C8` for 又): memtier's String.raw templates (lib/search/aliases.ts) are all
+ * parts of regular expressions, where the two are the same.
+ */
+function asciiOnly(src) {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (c < 0x80) continue;
+    let b = 0;
+    while (src.charCodeAt(i - 1 - b) === 92) b++;
+    out += src.slice(from, b % 2 ? i - 1 : i) + `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return out + src.slice(from);
+}
+for (const f of readdirSync(out).filter((n) => n.endsWith('.js'))) {
+  const file = join(out, f);
+  const src = readFileSync(file, 'utf8');
+  if (/[^\x00-\x7f]/.test(src)) writeFileSync(file, asciiOnly(src));
+}
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 // a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself
 writeFileSync(join(repo, 'dist', 'build-id'), `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}\n`);

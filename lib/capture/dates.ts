@@ -51,8 +51,8 @@ const RULES: Rule[] = [
   { needs: ['天后', '天後', '天之后', '天之後'], re: /(\d{1,2}|[一两二三四五六七八九十廿]{1,3})\s*天(?:之)?[后後]/g, at: (m, t) => { const n = cnNumber(m[1]!); return Number.isNaN(n) ? undefined : addDays(t, n); } },
 ];
 
-/** A superset of every rule's words: text without any of them holds no relative date. */
-const PRECHECK = /day|today|tonight|week|month|in \d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|[天日周月期拜]/i;
+/** Any rule's words (the union of `needs`): a sentence without one holds no relative date, and one test says so. */
+const ANY_NEEDED = new RegExp([...new Set(RULES.flatMap((r) => r.needs))].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 
 /**
  * `text` with each relative date followed by its day, " (YYYY-MM-DD)"; the days found. A bare
@@ -61,11 +61,11 @@ const PRECHECK = /day|today|tonight|week|month|in \d|monday|tuesday|wednesday|th
  */
 export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean; /** Run every rule, `needs` or not: the definition the gated run is tested against. */ allRules?: boolean } = {}): { text: string; dates: string[] } {
   const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
-  // most sentences name no day: one cheap test instead of every rule
-  if (!PRECHECK.test(text)) return { text, dates: [...new Set(explicit)] };
-  const today = localDate(now, tz);
-  const spans: { start: number; end: number; date: string }[] = [];
+  // most sentences name no day: a rule runs (and is compiled) only when its words are there
   const lower = text.toLowerCase();
+  if (!opts.allRules && !ANY_NEEDED.test(lower)) return { text, dates: [...new Set(explicit)] };
+  let today: string | undefined;
+  const spans: { start: number; end: number; date: string }[] = [];
   for (const r of RULES) {
     if (r.bare && opts.bareWeekdays === false) continue;
     if (!opts.allRules && !r.needs.some((w) => lower.includes(w))) continue;
@@ -77,7 +77,7 @@ export function absoluteDates(text: string, now: Date, tz: string, opts: { bareW
       if (spans.some((s) => start < s.end && end > s.start)) continue;
       // already followed by a date: nothing to add
       if (/^\s*\(?\d{4}-\d{2}-\d{2}/.test(text.slice(end))) continue;
-      const date = r.at(m, today);
+      const date = r.at(m, (today ??= localDate(now, tz)));
       if (date) spans.push({ start, end, date });
     }
   }

@@ -124,7 +124,13 @@ export function sentences(text: string): string[] {
   return out;
 }
 
-const clean = (s: string): string => s.replace(/\s+/g, ' ').replace(/^(?:so|ok(?:ay)?|well|um+|uh+|also|and|btw|by the way|oh)[,\s]+/i, '').replace(/^[,，\s]+/, '').trim();
+const FILLER = /^(?:so|ok(?:ay)?|well|um+|uh+|also|and|btw|by the way|oh)[,\s]+/i;
+/** A sentence without its leading filler word ("so, …", "ok …"); the pattern, an `i` one, is tried only where it can match (a Latin first letter): compiled for Chinese text it costs a case table per letter. */
+const clean = (s: string): string => {
+  const t = s.replace(/\s+/g, ' ');
+  const c = t.charCodeAt(0) | 0x20;
+  return (c >= 97 && c <= 122 ? t.replace(FILLER, '') : t).replace(/^[,，\s]+/, '').trim();
+};
 
 // eslint-disable-next-line no-control-regex
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -142,6 +148,20 @@ export const repeatKey = (text: string): string => {
 let letterOrDigit: RegExp | undefined;
 
 /**
+ * Whether a character of Chinese text is a letter or digit, for the characters that text is
+ * mostly made of, without compiling \p{L}\p{N} (a cold process's largest pattern): the CJK
+ * ideograph blocks (every one a letter, Lo), the ideographic space and punctuation U+3000–3004 and
+ * U+3008–3020, and the full-width punctuation marks (none a letter or digit). Undefined for any
+ * other character. A test checks every character it answers for against the Unicode pattern.
+ */
+export function cjkLetter(cp: number): boolean | undefined {
+  if ((cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf)) return true;
+  if ((cp >= 0x3000 && cp <= 0x3004) || (cp >= 0x3008 && cp <= 0x3020)) return false;
+  if ((cp >= 0xff01 && cp <= 0xff0f) || (cp >= 0xff1a && cp <= 0xff20) || (cp >= 0xff3b && cp <= 0xff40) || (cp >= 0xff5b && cp <= 0xff65)) return false;
+  return undefined;
+}
+
+/**
  * What /[\p{L}\p{N}][\p{L}\p{N}_/-]*\/gu matches in `text`: runs that start with a letter or digit
  * and go on over letters, digits, "_", "/" and "-". Scanned by hand, each character outside ASCII
  * tested alone: compiled, that pattern is ~3,300 bytecodes over two of Unicode's largest tables, and
@@ -152,7 +172,7 @@ export function unicodeWords(text: string): Set<string> {
   let start = -1;
   for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
-    const ln = cp < 128 ? (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : (letterOrDigit ??= /^[\p{L}\p{N}]$/u).test(String.fromCodePoint(cp));
+    const ln = cp < 128 ? (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : cjkLetter(cp) ?? (letterOrDigit ??= /^[\p{L}\p{N}]$/u).test(String.fromCodePoint(cp));
     if (start < 0) {
       if (ln) start = i;
     } else if (!ln && cp !== 95 && cp !== 47 && cp !== 45) {

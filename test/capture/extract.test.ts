@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
 import { seededRandom } from '../../lib/core/random.js';
-import { extract, importance, repeatKey, sentences, tagsIn, unicodeWords } from '../../lib/capture/extract.js';
+import { cjkLetter, extract, importance, repeatKey, sentences, tagsIn, unicodeWords } from '../../lib/capture/extract.js';
 import { caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from '../../lib/capture/rules.js';
 import { scoreExtraction } from '../../lib/bench/extract.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
@@ -85,9 +85,14 @@ describe('extraction rules', () => {
     expect(one('Never again will I run migrations on a Friday.').proposals[0]!.text).not.toContain('(2026');
   });
 
+  it('dates "tomorrow" and 今晚 alone (a precheck that missed both was the gate before)', () => {
+    expect(absoluteDates('ship the release tomorrow', NOW, 'UTC')).toEqual({ text: 'ship the release tomorrow (2026-05-16)', dates: ['2026-05-16'] });
+    expect(absoluteDates('今晚上线', NOW, 'UTC')).toEqual({ text: '今晚 (2026-05-15)上线', dates: ['2026-05-15'] });
+  });
+
   it('runs only the date rules whose words a sentence holds, and finds what every rule finds', () => {
     const words = ['day after ', 'Tomorrow', 'tomorrow', 'today', 'TONIGHT', 'yesterday', 'next ', 'last ', 'week', 'the end of ', 'this ', 'month', 'in ', '3 ', '12 ', 'days', 'weeks',
-      'Friday', 'monday', 'on ', 'by ', 'until ', '大', '后天', '後', '明天', '明日', '今天', '今晚', '昨天', '下', '上', '本', '这', '个', '周', '星期', '礼拜', '五', '日', '天', '之', '月底', '十二', '两', ' ', ', ', '(2026-05-20)'];
+      'Friday', 'monday', 'on ', 'by ', 'until ', '大', '后天', '後', '明天', '明日', '今天', '今晚', '昨天', '下', '上', '本', '这', '个', '周', '星期', '礼拜', '五', '日', '天', '之', '月底', '十二', '两', ' ', ', ', '(2026-05-20)', 'WEEK', 'MONTH', 'İn ', '\u212a', 'DAY', 'SUNDAY'];
     const rnd = seededRandom(41);
     let dated = 0;
     for (let k = 0; k < 5000; k++) {
@@ -99,6 +104,18 @@ describe('extraction rules', () => {
       expect(absoluteDates(s, NOW, 'UTC', { bareWeekdays }), JSON.stringify(s)).toEqual(want);
     }
     expect(dated).toBeGreaterThan(1500);
+  });
+
+  it('answers for the characters Chinese text is made of as \\p{L}\\p{N} would, without compiling it', () => {
+    const letterOrDigit = /^[\p{L}\p{N}]$/u;
+    let answered = 0;
+    for (let cp = 0x80; cp <= 0xffff; cp++) {
+      const fast = cjkLetter(cp);
+      if (fast === undefined) continue;
+      answered++;
+      expect(fast, cp.toString(16)).toBe(letterOrDigit.test(String.fromCharCode(cp)));
+    }
+    expect(answered).toBeGreaterThan(27_000);
   });
 
   it('splits words and keys repeats as the \\p{L} and \\p{P} patterns do, without compiling them', () => {

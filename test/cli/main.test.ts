@@ -85,6 +85,20 @@ describe('memtier (CLI core)', () => {
 });
 
 describe('bin/memtier.js (the CommonJS entry)', () => {
+  it('ships ASCII-only command bundles (read as one-byte text), whose Chinese rules still match through the binary', () => {
+    for (const f of readdirSync(join(REPO, 'dist', 'cli')).filter((n) => n.endsWith('.js'))) {
+      expect(/[^\x00-\x7f]/.test(readFileSync(join(REPO, 'dist', 'cli', f), 'utf8')), f).toBe(false);
+    }
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': '# Tags\n\n- 部署\n' });
+    const r = runBin(['--root', root, 'extract', '--json', '决定下周五之前把网站部署到新服务器。别记这个：密码是 hunter2。'], { env: { MEMTIER_NOW: '2026-05-13T10:00:00Z' } });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { proposals: { type: string; text: string; tags: string[] }[]; skipped: { reason: string }[] };
+    expect(out.proposals).toHaveLength(1);
+    expect(out.proposals[0]).toMatchObject({ type: 'DECISION', tags: ['部署'] });
+    expect(out.proposals[0]!.text).toContain('下周五 (2026-05-22)');
+    expect(out.skipped.map((s) => s.reason)).toContain('private');
+  });
+
   it('runs a command bundle from a V8 code cache: written after the first run, used by the next, rewritten when V8 rejects it', () => {
     // the cache is Node 20's (no compile cache of its own); MEMTIER_CODE_CACHE=DIR asks for it on any Node
     const cache = mkdtempSync(join(tmpdir(), 'memtier-code-cache-'));
