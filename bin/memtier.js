@@ -9,11 +9,10 @@
 'use strict';
 const { existsSync, writeSync } = require('node:fs');
 
-// Node 22.1+ caches compiled code between runs (every agent action is a cold process); Node 20
-// has no such cache, so there the command bundles load through loadWithCodeCache below.
+// Node 22.1+ caches compiled code between runs (every agent action is a cold process): used for
+// what loads from dist/lib/; the command bundles have their own cache (loadWithCodeCache below).
 const moduleApi = require('node:module');
-const NODE_CACHES = typeof moduleApi.enableCompileCache === 'function';
-if (NODE_CACHES) moduleApi.enableCompileCache();
+moduleApi.enableCompileCache?.();
 
 /**
  * Standard output and error written synchronously with fs.writeSync: building process.stdout
@@ -66,18 +65,19 @@ function entryFor(name) {
 }
 
 /**
- * Node 20 parses and compiles every function of a command's bundle anew in each process (about a
- * fifth of a cold `extract`). There the bundle (CommonJS, scripts/bundle.mjs) runs as a vm.Script
- * with a V8 code cache, dist/cli/.code-cache/NAME.BUILD.NODE.ARCH.v8: written once, after the
- * command (so it holds every function the command ran), to a temporary file then renamed (two
- * processes never see half a file), and never trusted blindly: V8 rejects a cache made by another
- * V8, other flags or a source of another length (the cache is then written again), and the name
- * holds the build's id (dist/build-id), so a rebuilt bundle never reads an older cache. A cache
- * that cannot be read or written (a read-only install, a full disk) only means none.
- * MEMTIER_CODE_CACHE=off turns it off; MEMTIER_CODE_CACHE=DIR keeps it in DIR (on any Node).
+ * A cold call would parse and compile every function of its command's bundle anew (about a fifth
+ * of a cold `extract`): Node 20 has no compile cache, and Node 22+'s holds only what was compiled
+ * before the module ran, so the functions compiled while it runs (most of them) are compiled on
+ * every call. So the bundle (CommonJS, scripts/bundle.mjs) runs as a vm.Script with a V8 code
+ * cache made after the command ran, dist/cli/.code-cache/NAME.BUILD.NODE.ARCH.v8: written to a
+ * temporary file then renamed (two processes never see half a file), and never trusted blindly:
+ * V8 rejects a cache made by another V8, other flags or a source of another length (the cache is
+ * then written again), and the name holds the build's id (dist/build-id), so a rebuilt bundle
+ * never reads an older cache. A cache that cannot be read or written (a read-only install, a full
+ * disk) only means none. MEMTIER_CODE_CACHE=off turns it off; MEMTIER_CODE_CACHE=DIR keeps it in DIR.
  */
 const CACHE_SETTING = process.env.MEMTIER_CODE_CACHE;
-const CODE_CACHE = CACHE_SETTING === 'off' ? false : (CACHE_SETTING || !NODE_CACHES);
+const CODE_CACHE = CACHE_SETTING !== 'off';
 
 /** How many runs write a command's cache (the first, then the next ones that use it). */
 const CACHE_WRITES = 3;

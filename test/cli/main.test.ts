@@ -100,7 +100,7 @@ describe('bin/memtier.js (the CommonJS entry)', () => {
   });
 
   it('runs a command bundle from a V8 code cache: written after the first run, used by the next, rewritten when V8 rejects it', () => {
-    // the cache is Node 20's (no compile cache of its own); MEMTIER_CODE_CACHE=DIR asks for it on any Node
+    // MEMTIER_CODE_CACHE=DIR keeps the cache in DIR instead of dist/cli/.code-cache/
     const cache = mkdtempSync(join(tmpdir(), 'memtier-code-cache-'));
     const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': '# Tags\n\n- postgres\n' });
     const env = { MEMTIER_CODE_CACHE: cache, MEMTIER_CODE_CACHE_TRACE: '1' };
