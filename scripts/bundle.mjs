@@ -7,7 +7,7 @@
 // stack), and parses every byte it loads (a bundle of all commands costs more than it saves).
 // So each command gets its own bundle holding the CLI core, that command and what it can reach,
 // with builtins read through process.getBuiltinModule (no facade). bin/memtier.js loads
-// dist/cli/NAME.js (CommonJS: on Node 20 it runs from a V8 code cache) when it exists, else
+// dist/cli/NAME.js (CommonJS: it runs from a V8 code cache) when it exists, else
 // dist/lib/cli/main.js, which stays the library, the help screens and the fallback.
 import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,8 +62,8 @@ const onDemand = {
 };
 
 /**
- * The bundles are CommonJS (dist/cli/package.json says so): a script, which Node 20 can load with
- * a V8 code cache (bin/memtier.js), and which needs none of the ESM loader's work per module.
+ * The bundles are CommonJS (dist/cli/package.json says so): a script, which bin/memtier.js runs
+ * with a V8 code cache, and which needs none of the ESM loader's work per module.
  * `import.meta.url` is the bundle's own file URL.
  */
 const CJS = {
@@ -144,10 +144,24 @@ function asciiOnly(src) {
   }
   return out + src.slice(from);
 }
+/**
+ * An ES module's namespace as import() gives it. In a CommonJS bundle `import x from 'pkg'` and
+ * `import('pkg')` become `__toESM(require('pkg'), 1)`, and esbuild's Node mode takes whatever
+ * require() returns for a CommonJS `module.exports`, making it the default export. For an ES
+ * module (unified, remark-parse: Node's require(esm)) require() returns the module namespace
+ * itself, whose default export is its own: kept as it is, told apart by its "Module" tag.
+ */
+const TO_ESM = 'var __toESM = (mod, isNodeMode, target) =>';
+function esmInterop(name, src) {
+  if (!src.includes('__toESM(')) return src;
+  if (!src.includes(TO_ESM)) throw new Error(`${name}: esbuild's __toESM helper has changed; see esmInterop in scripts/bundle.mjs`);
+  return src.replace(TO_ESM, 'var __toESM = (mod, isNodeMode, target) => mod != null && mod[Symbol.toStringTag] === "Module" ? mod : __toCjsESM(mod, isNodeMode, target);\nvar __toCjsESM = (mod, isNodeMode, target) =>');
+}
 for (const f of readdirSync(out).filter((n) => n.endsWith('.js'))) {
   const file = join(out, f);
   const src = readFileSync(file, 'utf8');
-  if (/[^\x00-\x7f]/.test(src)) writeFileSync(file, asciiOnly(src));
+  const done = esmInterop(f, /[^\x00-\x7f]/.test(src) ? asciiOnly(src) : src);
+  if (done !== src) writeFileSync(file, done);
 }
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
 // a new id per build: a `memtier watch` started from older code declines, and the CLI runs the request itself

@@ -46,11 +46,7 @@ export function scanLinks(text: string): { url: string; line: number }[] {
 
 /** Links (and link definitions) in a markdown text, with their lines. remark loads only here. */
 async function links(text: string): Promise<{ url: string; line: number }[]> {
-  const [{ unified }, parse] = await Promise.all([import('unified'), import('remark-parse')]);
-  // The command bundles are CommonJS (scripts/bundle.mjs): there import() of this ES module is
-  // require() with Node's CommonJS interop, whose default is the module's namespace, not its default.
-  const inner = parse.default as unknown as { default?: typeof parse.default };
-  const remarkParse = typeof parse.default === 'function' ? parse.default : inner.default!;
+  const [{ unified }, { default: remarkParse }] = await Promise.all([import('unified'), import('remark-parse')]);
   const tree = unified().use(remarkParse).parse(text) as MdNode;
   const out: { url: string; line: number }[] = [];
   const walk = (n: MdNode): void => {
