@@ -11,3 +11,23 @@ export function version(): string {
   }
   return '0.0.0';
 }
+
+let cachedBuild: string | undefined;
+
+/**
+ * The build this code comes from: dist/build-id, written by scripts/bundle.mjs on every build.
+ * What is kept between runs and is only as good as the code that made it (a `memtier watch`
+ * server, health's summaries) names it. 'unknown' when missing.
+ */
+export function buildId(): string {
+  if (cachedBuild !== undefined) return cachedBuild;
+  cachedBuild = 'unknown';
+  // a command bundle dist/cli/NAME.js, dist/lib/core/version.js, lib/core/version.ts (tests)
+  for (const up of ['../build-id', '../../build-id', '../../dist/build-id']) {
+    try {
+      cachedBuild = readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8').trim() || 'unknown';
+      break;
+    } catch { /* next */ }
+  }
+  return cachedBuild;
+}

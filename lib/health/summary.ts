@@ -11,10 +11,8 @@
  * the run is left out, and a file another build of memtier wrote, or one that does not parse, is
  * ignored; a kept summary of the wrong shape is worked out again from the file, never trusted.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { PATHS } from '../format/layout.js';
-import { version } from '../core/version.js';
+import { buildId, version } from '../core/version.js';
 import type { MemFile } from '../memory/snapshot.js';
 import { Vocab } from './key-words.js';
 import { RACY_MS } from './reuse.js';
@@ -33,18 +31,8 @@ interface Stored {
   across?: Record<string, [string, unknown]>;
 }
 
-let cachedBuild: string | undefined;
-
-/** This memtier's version and build (dist/build-id, new on every build): summaries are only as good as the code that made them. */
-export function summaryBuild(): string {
-  if (cachedBuild !== undefined) return cachedBuild;
-  let id = 'unknown';
-  // dist/lib/health/summary.js, lib/health/summary.ts (tests)
-  for (const up of ['../../build-id', '../../dist/build-id']) {
-    try { id = readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8').trim() || 'unknown'; break; } catch { /* next */ }
-  }
-  return (cachedBuild = `${version()}+${id}`);
-}
+/** This memtier's version and build (new on every build): summaries are only as good as the code that made them. */
+export const summaryBuild = (): string => `${version()}+${buildId()}`;
 
 /** The summaries of one run: those kept by the last full run, and those worked out now. */
 export class FileMemo {

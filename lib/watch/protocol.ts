@@ -7,7 +7,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolveRoot } from '../core/root.js';
 
 export const WATCH_FILE = '.memtier/watch.json';
@@ -147,21 +146,5 @@ export function textStream(text: string): NodeJS.ReadableStream {
   return { async *[Symbol.asyncIterator]() { yield Buffer.from(text, 'utf8'); } } as unknown as NodeJS.ReadableStream;
 }
 
-let cachedBuild: string | undefined;
-
-/**
- * The build this code comes from: dist/build-id, written by scripts/bundle.mjs on every build, so
- * a server started before `npm run build` never answers for newer code. 'unknown' when missing.
- */
-export function buildId(): string {
-  if (cachedBuild !== undefined) return cachedBuild;
-  cachedBuild = 'unknown';
-  // dist/cli/_client.js, dist/lib/watch/protocol.js, lib/watch/protocol.ts (tests)
-  for (const up of ['../build-id', '../../build-id', '../../dist/build-id']) {
-    try {
-      cachedBuild = readFileSync(fileURLToPath(new URL(up, import.meta.url)), 'utf8').trim() || 'unknown';
-      break;
-    } catch { /* next */ }
-  }
-  return cachedBuild;
-}
+/** The build this code comes from (a server started before `npm run build` never answers for newer code). */
+export { buildId } from '../core/version.js';
