@@ -279,7 +279,6 @@ function phaseAPostings(pairs: Int32Array, w: number, avg: number, fa: FileArray
  * Returns the new row count.
  */
 function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Array, isLogClass: Uint8Array, span: number, decay: Float64Array): number {
-  const back = ((PARAMS as Record<string, unknown>).back as number | undefined) ?? 1;
   const { slotRow, bm, cx, cxSrc } = rows;
   const rowSlot = rows.slot;
   const rowFile = rows.file;
@@ -294,7 +293,7 @@ function phaseAContext(rows: Rows, n: number, start: Int32Array, info: Int32Arra
     const hi = Math.min(start[file + 1]! - 1, slot + span); // the file's last slot
     for (let nb = lo; nb <= hi; nb++) {
       if (nb === slot) continue;
-      const add = own * decay[nb > slot ? nb - slot : slot - nb]! * (nb < slot ? back : 1);
+      const add = own * decay[nb > slot ? nb - slot : slot - nb]!;
       let r = slotRow[nb]! - 1;
       if (r < 0) { r = n++; slotRow[nb] = n; rowSlot[r] = nb; rowFile[r] = file; }
       if (add > cx[r]!) { cx[r] = add; cxSrc[r] = slot + 1; }
@@ -442,17 +441,19 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // (a row; its slot is fileStart(file) + pos) in typed arrays: no object per posting, none per
   // file (a file's class and day come from view.arrays()); the loops are the phaseA* functions.
   const fa = view.arrays();
+  // BM25's idf of a term found in df of the N entries
+  const idfOf = (df: number): number => Math.log(1 + (N - df + 0.5) / (df + 0.5));
   const idf = new Map<string, number>();
   for (const t of terms) {
     const df = view.df(t);
-    idf.set(t, df ? Math.log(1 + (N - df + 0.5) / (df + 0.5)) : 0);
+    idf.set(t, df ? idfOf(df) : 0);
   }
   // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
   for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
   // a member weighs KIND_WEIGHT of the kind's name (its rarest token; an unwritten name as if once), never more than itself
   for (const [t, { name }] of kinds) {
-    const nameIdf = Math.max(0, ...name.map((n) => Math.log(1 + (N - Math.max(1, view.df(n)) + 0.5) / (Math.max(1, view.df(n)) + 0.5))));
+    const nameIdf = Math.max(0, ...name.map((n) => idfOf(Math.max(1, view.df(n)))));
     idf.set(t, PARAMS.kindWeight * Math.min(idf.get(t)!, nameIdf));
   }
   const rows = newRows(view.slots);
