@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Check, Finding } from '../types.js';
 import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '../summary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
@@ -307,7 +306,8 @@ export const check: Check = {
     /** Each file's kept records and its first record. */
     const byFile: [FileRecs, number][] = [];
     // what the pairs depend on: the compared files as they are (the limit is added below)
-    const inputs = memo ? createHash('sha1') : undefined;
+    // node:crypto only here, where summaries are kept (a full run): `health --quiet` and the checks' other callers never load it
+    const inputs = memo ? (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha1') : undefined;
     let settled = true;
     // first each file's records (a file made now holds its numbers packed only), then the pool of
     // every record's words at its exact size: the pool is the largest array here
