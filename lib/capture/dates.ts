@@ -1,5 +1,6 @@
 /**
- * Relative dates in conversation text made absolute against the clock, for captured entries:
+ * Relative dates in conversation text made absolute against the clock (or the day a note was
+ * written, for notes of past days), for captured entries:
  * "by Friday" → "by Friday (2026-05-22)", "下周五之前" → "下周五 (2026-05-29) 之前". Forward-looking
  * (a deadline says when something is due): a bare weekday is its next occurrence, "next Friday"
  * the Friday of next week. Past phrases (yesterday, last Monday, 昨天, 上周二) resolve too.
@@ -59,7 +60,7 @@ const ANY_NEEDED = new RegExp([...new Set(RULES.flatMap((r) => r.needs))].map((w
  * weekday ("on Friday", "周五") is a date only where the text is about an event or a deadline
  * (`bareWeekdays`): "never deploy on Friday afternoons" names a habit, not a day.
  */
-export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean; /** Run every rule, `needs` or not: the definition the gated run is tested against. */ allRules?: boolean } = {}): { text: string; dates: string[] } {
+export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean; /** The day the text was written (YYYY-MM-DD), when not the clock's: a note of another day. */ today?: string; /** Run every rule, `needs` or not: the definition the gated run is tested against. */ allRules?: boolean } = {}): { text: string; dates: string[] } {
   const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
   // most sentences name no day: a rule runs (and is compiled) only when its words are there
   const lower = text.toLowerCase();
@@ -77,7 +78,7 @@ export function absoluteDates(text: string, now: Date, tz: string, opts: { bareW
       if (spans.some((s) => start < s.end && end > s.start)) continue;
       // already followed by a date: nothing to add
       if (/^\s*\(?\d{4}-\d{2}-\d{2}/.test(text.slice(end))) continue;
-      const date = r.at(m, (today ??= localDate(now, tz)));
+      const date = r.at(m, (today ??= opts.today && /^\d{4}-\d{2}-\d{2}$/.test(opts.today) ? opts.today : localDate(now, tz)));
       if (date) spans.push({ start, end, date });
     }
   }

@@ -101,6 +101,8 @@ export interface ExtractOptions {
   vocabulary?: Set<string>;
   /** Roles whose messages are read (default: user). */
   roles?: string[];
+  /** The day the text was written (YYYY-MM-DD) when it is not the clock's: relative dates in a note of a past day ("明天", "tomorrow") are read against it. */
+  day?: string;
 }
 
 export const MIN_CHARS = 10;
@@ -246,7 +248,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       const key = repeatKey(text);
       if (seen.has(key)) return skip('repeated');
       seen.add(key);
-      const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz, { bareWeekdays: rule.type === 'EVENT' });
+      const abs = absoluteDates(text.replace(/[.;。；]+$/u, ''), o.now, o.tz, { bareWeekdays: rule.type === 'EVENT', ...(o.day ? { today: o.day } : {}) });
       proposals.push({ ...pos, type: rule.type, text: abs.text, tags: tagsIn(text, o.vocabulary), home: CANONICAL_HOME[rule.type], rule: rule.id, dates: abs.dates, importance: score });
     });
   });

@@ -68,7 +68,8 @@ hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and C
 rules (lib/capture/rules.ts): "I prefer", "let's go with", "we decided", "from now on", "never
 again", "不要用", "以后", "决定", "下周五之前", "负责", …. Each proposal has its type, its text with
 relative dates made absolute ("next Friday (2026-05-22)"), tags from memory/TAGS.md only, its
-canonical home and the rule that fired.
+canonical home and the rule that fired. Relative dates are read against the clock: for a note
+written on another day, give --now that day (review and consolidate do so for the notes they read).
 
 Never proposed: credentials; speculation (might, maybe, 可能, 也许); questions; greetings, thanks and
 chatter; sentences under 10 characters (a CJK character counts two); typed sentences of low

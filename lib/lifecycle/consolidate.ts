@@ -110,7 +110,7 @@ export function buildSummary(date: string, day: MemEntry[], openLine: string | u
  * citing its source line. Nothing is filed here (review --apply files into the homes).
  */
 function withExtraction(ctx: Ctx, date: string, day: MemEntry[]): MemEntry[] {
-  const o = { now: ctx.clock.now(), tz: ctx.clock.tz };
+  const o = { now: ctx.clock.now(), tz: ctx.clock.tz, day: date }; // the day's relative dates are that day's
   const out = day.map((e) => {
     if (e.type) return e;
     const p = extract([{ role: 'user', content: e.text }], o).proposals[0];

@@ -356,7 +356,8 @@ function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text
   for (const e of entries) if (!e.type && !(e.path === PATHS.buffer)) units.push({ path: e.path, line: e.line, day: e.day, text: e.text });
   const out: { source: string; entry: SourcedEntry }[] = [];
   for (const u of units) {
-    for (const p of extract([{ role: 'user', content: u.text }], { now, tz: ctx.clock.tz }).proposals) {
+    // a note's relative dates are the day it was written, not the day of the review
+    for (const p of extract([{ role: 'user', content: u.text }], { now, tz: ctx.clock.tz, ...(u.day ? { day: u.day } : {}) }).proposals) {
       if (p.type === 'EVENT' || p.type === 'TEMP') continue; // a dated event stays in its day
       const source = `${u.path}#L${u.line}`;
       out.push({ source, entry: { text: `${p.text} (from ${source})`, tags: p.tags, type: p.type, line: u.line, raw: '', path: u.path, ...(u.day ? { day: u.day } : {}) } });

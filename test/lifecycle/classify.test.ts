@@ -69,3 +69,25 @@ describe('memtier consolidate over free-form notes', () => {
     expect(section('Facts Learned')).toContain('lunch was good');
   });
 });
+
+describe('relative dates in notes of past days', () => {
+  it('review and consolidate read "明天" / "tomorrow" against the day the note was written, not the day they run', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    // written on Thursday 2026-05-14; the review runs on Monday 2026-05-18
+    writeFileSync(join(root, 'memory/2026-05-14.md'), '# 2026-05-14\n\n决定明天上线新版官网，因为活动下周一开始。\n\n- we decided to ship the billing fix tomorrow\n');
+    const r = JSON.parse((await runCli(['review', '--root', root, '--now', '2026-05-18T09:00:00', '--apply', '--json'])).stdout);
+    expect(r.extracted.every((x: any) => x.filed)).toBe(true);
+    const decisions = readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8');
+    expect(decisions).toContain('决定明天 (2026-05-15)上线新版官网');
+    expect(decisions).toContain('下周一 (2026-05-18)开始');
+    expect(decisions).toContain('ship the billing fix tomorrow (2026-05-15)');
+    expect(decisions).not.toContain('2026-05-19');
+    // consolidate of that day, run days later, the same
+    const c = await runCli(['consolidate', '--root', root, '--now', '2026-05-18T09:00:00', '--date', '2026-05-14']);
+    expect(c.code, c.stderr).toBe(0);
+    const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-14.md'), 'utf8');
+    expect(sum).toContain('决定明天 (2026-05-15)上线新版官网');
+    expect(sum).not.toContain('2026-05-19');
+  });
+});
