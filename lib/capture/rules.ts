@@ -106,9 +106,13 @@ const RULES: TypeRule[] = [
   // an explicit "remember": kept whatever it is
   { id: 'remember-en', type: 'PROJ', re: /\b(?:remember (?:that|this|:)|note (?:that|this)|keep in mind|for the record|fyi)\b/ },
   { id: 'remember-zh', type: 'PROJ', re: /记住|记一下|帮我记|备注一下|注意(?:一下)?[:：]/ },
+  // a day of the calendar ("Dec 12", "the 3rd of March", "on 12/20", "due Jan 15", "Friday at 6pm",
+  // 12月5日, 十二月五号): a dated event, when no rule above typed the sentence
+  { id: 'date-en', type: 'EVENT', re: /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\b|\b(?:on|by|until|before|due) \d{1,2}\/\d{1,2}\b|\bdue\b(?! to\b| diligence\b)|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight) at \d/ },
+  { id: 'date-zh', type: 'EVENT', re: /(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号號]/ },
 ];
 
 /** The rules written case-insensitive (lower case, matched against caseless(text)). */
-const CASELESS = new Set(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en']);
+const CASELESS = new Set(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
 
 export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined, ...(CASELESS.has(r.id) ? { caseless: true } : {}) }));

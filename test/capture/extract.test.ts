@@ -142,7 +142,7 @@ describe('extraction rules', () => {
       expect(re.flags).not.toContain('i');
       expect(re.source.replace(/\\[A-Za-z]/g, '')).not.toMatch(/[A-Z]/);
     }
-    expect(TYPE_RULES.filter((r) => r.caseless).map((r) => r.id)).toEqual(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en']);
+    expect(TYPE_RULES.filter((r) => r.caseless).map((r) => r.id)).toEqual(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
     expect(one('KEEP IN MIND the office closes early on holidays.').proposals[0]).toMatchObject({ type: 'PROJ', rule: 'remember-en' });
     expect(one('We DECIDED to use Kafka.').proposals[0]).toMatchObject({ type: 'DECISION', rule: 'decision-en' });
     // the Kelvin sign lower-cases to "k", which an i pattern does not match: the same answer as before
