@@ -54,6 +54,8 @@ export class IndexBuilder {
   slots = 0;
   readonly paths: string[] = [];
   private readonly B: number;
+  /** log2 of B. */
+  private readonly logB: number;
   /** The build's terms, numbered in the order they are met. */
   readonly dict = new Dictionary();
   /** Per term number: its bucket-local id (local << log2 B | bucket), −1 before its first posting. */
@@ -91,6 +93,8 @@ export class IndexBuilder {
     mkdirSync(this.dir, { recursive: true });
     // about one posting per 9 bytes of markdown
     this.B = opts.buckets ?? pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
+    this.logB = Math.log2(this.B);
+    if (!Number.isInteger(this.logB)) throw new Error(`index build: ${this.B} buckets, not a power of two`);
     this.bucketTerms = Array.from({ length: this.B }, () => new IntList(256));
     this.buf = Array.from({ length: this.B }, () => new Int32Array(0));
     this.fill = new Int32Array(this.B);
@@ -184,14 +188,15 @@ export class IndexBuilder {
   /** A posting of term number `term` (of this.dict). */
   private post(term: number, slot: number, v: number): void {
     if (term >= this.loc.length) { const g = new Int32Array(Math.max(term + 1, this.loc.length * 2)).fill(-1); g.set(this.loc); this.loc = g; }
+    const mask = this.B - 1;
     let id = this.loc[term]!;
     if (id === -1) {
-      const b = this.dict.hash(term) & (this.B - 1);
-      id = this.bucketTerms[b]!.n * this.B + b;
+      const b = this.dict.hash(term) & mask;
+      id = (this.bucketTerms[b]!.n << this.logB) | b;
       this.bucketTerms[b]!.push(term);
       this.loc[term] = id;
     }
-    const b = id & (this.B - 1);
+    const b = id & mask;
     let buf = this.buf[b]!;
     let k = this.fill[b]!;
     if (k === buf.length) {
@@ -201,7 +206,7 @@ export class IndexBuilder {
         this.buf[b] = buf = g;
       } else { this.spill(b); k = 0; }
     }
-    buf[k] = (id - b) / this.B; buf[k + 1] = slot; buf[k + 2] = v;
+    buf[k] = id >>> this.logB; buf[k + 1] = slot; buf[k + 2] = v;
     this.fill[b] = k + 3;
     this.postings++;
   }

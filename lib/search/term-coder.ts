@@ -143,7 +143,8 @@ class RawTable {
       if (old[o + 2] === 0) continue;
       let i = old[o]! & mask;
       while (slots[(i << 2) + 2] !== 0) i = (i + 1) & mask;
-      slots.set(old.subarray(o, o + 4), i << 2);
+      const n = i << 2;
+      slots[n] = old[o]!; slots[n + 1] = old[o + 1]!; slots[n + 2] = old[o + 2]!; slots[n + 3] = old[o + 3]!;
     }
   }
 }
@@ -164,10 +165,8 @@ export class TermCoder implements TokenSink {
   /** Term numbers of the field being tokenized (one of the next three). */
   private ids: IntList;
   private readonly bodyIds = new IntList(256);
-  // per term number: the entry it was last seen in, its tf there, and whether it is a tag term
-  private stamp = new Int32Array(1024);
-  private tf = new Int32Array(1024);
-  private tag = new Uint8Array(1024);
+  // per term number, side by side (one cache line): the entry it was last seen in, and its tf there << 1 | whether it is a tag term
+  private acc = new Int32Array(2048);
   private readonly seen = new IntList(256);
   // the ASCII field being tokenized, as bytes, and its tokens' spans
   private bytes: Buffer = Buffer.allocUnsafe(4096);
@@ -231,18 +230,18 @@ export class TermCoder implements TokenSink {
   }
 
   private countOne(id: number, w: number, isTag: boolean): void {
-    if (id >= this.stamp.length) this.growScratch(id + 1);
-    if (this.stamp[id] !== this.entry) { this.stamp[id] = this.entry; this.tf[id] = 0; this.tag[id] = 0; this.seen.push(id); }
-    this.tf[id]! += w;
-    if (isTag) this.tag[id] = 1;
+    if (2 * id >= this.acc.length) this.growScratch(2 * id + 2);
+    const acc = this.acc;
+    const o = 2 * id;
+    if (acc[o] !== this.entry) { acc[o] = this.entry; acc[o + 1] = 0; this.seen.push(id); }
+    acc[o + 1] = (acc[o + 1]! + (w << 1)) | (isTag ? 1 : 0);
     this.len += w;
   }
 
   private growScratch(need: number): void {
-    const n = Math.max(need, this.stamp.length * 2);
-    const s = new Int32Array(n); s.set(this.stamp); this.stamp = s;
-    const t = new Int32Array(n); t.set(this.tf); this.tf = t;
-    const g = new Uint8Array(n); g.set(this.tag); this.tag = g;
+    const a = new Int32Array(Math.max(need, this.acc.length * 2));
+    a.set(this.acc);
+    this.acc = a;
   }
 
   /** Append the entries of file `rel` (its text) to `out`; returns their number. */
@@ -274,7 +273,7 @@ export class TermCoder implements TokenSink {
       for (let k = 0; k < n; k++) {
         const id = this.seen.a[k]!;
         a[o++] = id;
-        a[o++] = (this.tf[id]! << 1) | this.tag[id]!;
+        a[o++] = this.acc[2 * id + 1]!;
       }
       out.n = o;
     }
