@@ -10,7 +10,7 @@ import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js'
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
-import { readOnce, type KnownStats } from './reader.js';
+import { readOnce, readPassing, type KnownStats } from './reader.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -65,6 +65,12 @@ export interface Snapshot {
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
   entries(f: MemFile): LocatedEntry[];
+  /**
+   * Let go of the file's text and of its parsed lines and entries (a lazy snapshot; a no-op on
+   * another): the next use reads it again. A pass over every file that needs each one's text once
+   * calls it after each, so the memory's texts are not all held at once.
+   */
+  release(f: MemFile): void;
   /**
    * Does the file end in a line break (its last byte LF or CR, so its text, when readable, ends
    * with "\n")? A lazy snapshot reads that one byte instead of the file, unless the file was read.
@@ -142,7 +148,8 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
 
 /**
  * `st`: the file's stats from the walk, `fresh`: taken right before this read (else the reader
- * takes its own); `folders`: the folders this snapshot's reads found real (resolveInside).
+ * takes its own, and the text is kept for the command's later reads only when an earlier read
+ * kept it: readPassing); `folders`: the folders this snapshot's reads found real (resolveInside).
  */
 function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
   const size = st.size;
@@ -151,7 +158,7 @@ function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, fold
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    const text = readOnce(root, rel, fresh ? st : undefined, folders);
+    const text = fresh ? readOnce(root, rel, st, folders) : readPassing(root, rel, folders);
     return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
@@ -196,6 +203,8 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const folders = new Set<string>();
   /** Lazy files not read yet → their last byte's test. */
   const unreadTail = new WeakMap<MemFile, () => boolean>();
+  /** Lazy files → what lets go of their text. */
+  const forget = new WeakMap<MemFile, () => void>();
 
   const addMd = (rel: string, st: KnownStats): void => {
     const { size, mtimeMs } = st;
@@ -204,6 +213,7 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
     const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
     const f = { ...classify(rel), size, mtimeMs } as MemFile;
     unreadTail.set(f, () => (read ? read.text?.endsWith('\n') ?? false : lastByteIsBreak(root, rel, size)));
+    forget.set(f, () => { read = undefined; });
     Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
     Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
     files.push(f);
@@ -291,6 +301,13 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }
       return l;
+    },
+    release(f) {
+      const drop = forget.get(f);
+      if (!drop) return;
+      drop();
+      lineCache.delete(f);
+      entryCache.delete(f);
     },
     endsInLineBreak(f) {
       const tail = unreadTail.get(f);

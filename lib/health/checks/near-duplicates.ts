@@ -314,7 +314,7 @@ export const check: Check = {
     const got: [MemFile, 'fact' | 'log', FileRecs, Int32Array | undefined][] = [];
     let total = 0;
     for (const f of snap.files) {
-      const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+      const group = groupOf(f);
       if (!group) continue;
       if (memo) { inputs!.update(`${f.rel}\0${f.size}\0${f.mtimeMs}\n`); settled &&= memo.settled(f); }
       let made: Int32Array | undefined;
@@ -405,4 +405,17 @@ export const check: Check = {
     }
     return { findings: out, figures: { entriesCompared: recId.length } };
   },
+  summarize(snap, env) {
+    const memo = env.memo;
+    if (!memo) return undefined;
+    const fresh = new KeyWordIds(memo.vocab);
+    const buf = new Ints();
+    return (f) => {
+      const group = groupOf(f);
+      if (group) summaryOf(env, 'near-duplicates', f, () => fileRecs(snap, f, group, fresh, buf).recs, (x) => reviveRecs(x, group, memo.keptWords)?.recs);
+    };
+  },
 };
+
+/** The group f's entries are compared in, if any. */
+const groupOf = (f: MemFile): 'fact' | 'log' | undefined => (FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined);
