@@ -147,18 +147,17 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
 }
 
 /**
- * `st`: the file's stats from the walk, `fresh`: taken right before this read (else the reader
- * takes its own, and the text is kept for the command's later reads only when an earlier read
- * kept it: readPassing); `folders`: the folders this snapshot's reads found real (resolveInside).
+ * `size`: the file's size from the walk; `fresh`: the walk's stats when taken right before this
+ * read (else the text is kept for the command's later reads only when an earlier read kept it:
+ * readPassing); `folders`: the folders this snapshot's reads found real (resolveInside).
  */
-function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
-  const size = st.size;
+function readOne(root: string, rel: string, size: number, fresh: KnownStats | undefined, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
   if (size > MAX_FILE_BYTES) {
     // never pull a huge file into memory just to refuse it
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    const text = fresh ? readOnce(root, rel, st, folders) : readPassing(root, rel, folders);
+    const text = fresh ? readOnce(root, rel, fresh, folders) : readPassing(root, rel, folders);
     return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
@@ -185,6 +184,46 @@ function lastByteIsBreak(root: string, rel: string, size: number): boolean {
   }
 }
 
+/** Where a lazy snapshot's files are read from: the root, and the folders its reads found real. */
+interface Source { root: string; folders: Set<string> }
+
+/**
+ * A file of a lazy snapshot: `text` and `error` read together on first use, and again after
+ * release(). One object of a fixed shape per file, its accessors on the prototype: a memory of
+ * 50,000 files is a 50,000-element array of these (a closure and an accessor pair per file took ~1 KB each).
+ */
+class LazyFile {
+  declare rel: string;
+  declare kind: MemFile['kind'];
+  declare tier: MemFile['tier'];
+  declare date?: string;
+  declare size: number;
+  declare mtimeMs: number;
+  #src: Source;
+  #read: Pick<MemFile, 'text' | 'error'> | undefined;
+
+  constructor(info: FileInfo, st: KnownStats, src: Source) {
+    Object.assign(this, info);
+    this.size = st.size;
+    this.mtimeMs = st.mtimeMs;
+    this.#src = src;
+  }
+
+  #once(): Pick<MemFile, 'text' | 'error'> {
+    return (this.#read ??= readOne(this.#src.root, this.rel, this.size, undefined, this.#src.folders));
+  }
+
+  get text(): string | undefined { return this.#once().text; }
+  get error(): MemFile['error'] { return this.#once().error; }
+
+  /** Does it end in a line break (its last byte, unless it was read)? */
+  endsInLineBreak(): boolean {
+    return this.#read ? this.#read.text?.endsWith('\n') ?? false : lastByteIsBreak(this.#src.root, this.rel, this.size);
+  }
+
+  release(): void { this.#read = undefined; }
+}
+
 /**
  * Read the memory at `root` once. Never throws for a bad file: the file carries its error.
  * With `lazy`, the walk and the stats happen now and each file's text on its first use (`text`
@@ -201,22 +240,11 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const special: SpecialPath[] = [];
   let trashBytes = 0;
   const folders = new Set<string>();
-  /** Lazy files not read yet → their last byte's test. */
-  const unreadTail = new WeakMap<MemFile, () => boolean>();
-  /** Lazy files → what lets go of their text. */
-  const forget = new WeakMap<MemFile, () => void>();
+  const src: Source = { root, folders };
 
   const addMd = (rel: string, st: KnownStats): void => {
     const { size, mtimeMs } = st;
-    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, st, true, folders) }); return; }
-    let read: Pick<MemFile, 'text' | 'error'> | undefined;
-    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
-    const f = { ...classify(rel), size, mtimeMs } as MemFile;
-    unreadTail.set(f, () => (read ? read.text?.endsWith('\n') ?? false : lastByteIsBreak(root, rel, size)));
-    forget.set(f, () => { read = undefined; });
-    Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
-    Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
-    files.push(f);
+    files.push(opts.lazy ? new LazyFile(classify(rel), st, src) : { ...classify(rel), size, mtimeMs, ...readOne(root, rel, size, st, folders) });
   };
   const walk = (relDir: string): void => {
     let ents;
@@ -303,15 +331,13 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       return l;
     },
     release(f) {
-      const drop = forget.get(f);
-      if (!drop) return;
-      drop();
+      if (!(f instanceof LazyFile)) return;
+      f.release();
       lineCache.delete(f);
       entryCache.delete(f);
     },
     endsInLineBreak(f) {
-      const tail = unreadTail.get(f);
-      return tail ? tail() : f.text?.endsWith('\n') ?? false;
+      return f instanceof LazyFile ? f.endsInLineBreak() : f.text?.endsWith('\n') ?? false;
     },
     entries(f) {
       let e = entryCache.get(f);
