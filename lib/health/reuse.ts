@@ -14,7 +14,7 @@ import { version } from '../core/version.js';
 import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import { fileFindings as secretFindings } from './checks/secrets.js';
 import { allIds, danglingFindings, fileFindings as syntaxFindings, isFileLocal } from './checks/syntax.js';
-import { isTornFinding } from './checks/wal-integrity.js';
+import { isTornFinding, tornLine } from './checks/wal-integrity.js';
 import type { CheckEnv, Finding, Severity } from './types.js';
 
 /** The checks whose per-file findings are kept. */
@@ -65,6 +65,18 @@ export function buildReuse(snap: Snapshot, byCheck: Map<string, Finding[]>, atMs
     if (settled(f)) checks[id] = [f.rel, f.size, f.mtimeMs, k.data];
   }
   return { version: version(), files, ...(Object.keys(checks).length ? { checks } : {}) };
+}
+
+/**
+ * The findings about `f` that depend on it alone, as a full run keeps them (LOCAL) for the checks
+ * of `ids`: syntax's (but a `superseded by` naming no entry, which depends on the other files),
+ * secrets', wal-integrity's torn last line.
+ */
+export async function localFindings(snap: Snapshot, f: MemFile, ids: ReadonlySet<string>): Promise<Finding[]> {
+  const out = ids.has('syntax') ? await syntaxFindings(snap, f) : [];
+  if (ids.has('secrets')) out.push(...secretFindings(f));
+  if (ids.has('wal-integrity') && (f.kind === 'buffer' || f.kind === 'episodic')) out.push(...tornLine(snap, f));
+  return out;
 }
 
 /** The kept findings in health-files.json's text, when this memtier wrote them. */

@@ -14,10 +14,10 @@ import { estimateTokens } from '../memory/tokens.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
-import { loadSnapshot, type Snapshot } from '../memory/snapshot.js';
+import { loadSnapshot, type MemFile, type Snapshot } from '../memory/snapshot.js';
 import { HEALTH_FILES_JSON } from './report.js';
 import { FileMemo, HEALTH_SUMMARY_JSON, isNum, summaryOf } from './summary.js';
-import { buildReuse, keptData, keptFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
+import { buildReuse, keptData, keptFindings, localFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
 export interface HealthOptions {
@@ -133,19 +133,21 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   if (opts.quiet && !opts.fix && !opts.only?.length) return runFailures(ctx, opts);
   // the registry's checks reuse what the last full run kept about unchanged files (reuse.ts)
   const keptText = opts.checks ? undefined : readKeptText(ctx);
-  const kept = opts.checks ? undefined : readKept(ctx, keptText);
-  const checks = opts.checks ? selectChecks(opts.only, opts.checks) : reusing(selectChecks(opts.only), kept, true);
+  let kept = opts.checks ? undefined : readKept(ctx, keptText);
+  const selected = opts.checks ? selectChecks(opts.only, opts.checks) : selectChecks(opts.only);
   // the registry's cross-file checks take unchanged files' summaries (summary.ts); not with
   // --fix, whose passes check files the repairs changed
   const readAt = Date.now();
   const memo = opts.checks || opts.fix ? undefined : readMemo(ctx, readAt);
-  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   const fixed: string[] = [];
   // Taking the store's lock first lets the store do its own crash recovery (a dead holder's
   // torn append cut back exactly, its temp files swept); report it, then check what is left.
   if (opts.fix) fixed.push(...storeRecovery(ctx));
-  // with summaries kept, a file is read only when a check needs its text (its summary is stale)
-  let snap = loadSnapshot(ctx.root, { lazy: memo?.hasKept ?? false });
+  // with summaries, a file is read only when its summaries are not kept, once, by summarizeFiles
+  let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined });
+  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept);
+  const checks = opts.checks ? selected : reusing(selected, kept, true);
+  const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   let pass = await runChecks(checks, snap, env);
   if (opts.fix) {
     const order = [...checks].sort((a, b) => rank(a.id) - rank(b.id));
@@ -196,6 +198,34 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
 }
 
 /**
+ * A full run's first pass over the files whose summaries or kept findings do not hold (every file
+ * on a first run): a file at a time, its text is read, every check's summaries of it made
+ * (Check.summarize, and its token count) and the findings that depend on it alone worked out
+ * (localFindings), then its text let go of, so the memory's texts are never all held at once and
+ * the checks then run from summaries, as over an unchanged memory. Returns `kept` with those
+ * files' findings in it (the checks take them as kept ones).
+ */
+async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined): Promise<Kept | undefined> {
+  const memo = env.memo!;
+  const todo = snap.files.filter((f) => {
+    const k = kept?.files.get(f.rel);
+    return !(k && k.size === f.size && k.mtimeMs === f.mtimeMs && memo.keeps(f));
+  });
+  if (todo.length === 0) return kept;
+  const each: ((f: MemFile) => void)[] = [];
+  for (const c of checks) { const s = c.summarize?.(snap, env); if (s) each.push(s); }
+  const ids = new Set(checks.map((c) => c.id));
+  const files = new Map(kept?.files);
+  for (const f of todo) {
+    for (const s of each) s(f);
+    fileTokens(env, f);
+    files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await localFindings(snap, f, ids) });
+    snap.release(f);
+  }
+  return { files, checks: kept?.checks ?? new Map() };
+}
+
+/**
  * `health --quiet`: the checks that can fail, over a lazy snapshot; syntax and secrets take the
  * findings health.json kept for files whose stats match, so only changed files are read.
  */
@@ -238,14 +268,16 @@ function memoryFigures(snap: Snapshot, env: CheckEnv): Record<string, unknown> {
   let tokens = 0;
   for (const f of snap.files) {
     bytes += f.size;
-    // the file's token estimate, kept per file (-1: unreadable)
-    const t = summaryOf(env, 'tokens', f, () => (f.text === undefined ? -1 : estimateTokens(f.text)), (x) => (isNum(x) ? x : undefined));
+    const t = fileTokens(env, f);
     if (t < 0) continue;
     tokens += t;
     if (f.tier === 'hot') hotTokens += t;
   }
   return { files: snap.files.length, bytes, hotTokens, tokens };
 }
+
+/** The file's token estimate, kept per file (-1: unreadable). */
+const fileTokens = (env: CheckEnv, f: MemFile): number => summaryOf(env, 'tokens', f, () => (f.text === undefined ? -1 : estimateTokens(f.text)), (x) => (isNum(x) ? x : undefined));
 
 function storeRecovery(ctx: Ctx): string[] {
   const lock = join(ctx.root, LOCK_FILE);

@@ -78,6 +78,12 @@ export class FileMemo {
   /** Did the last full run keep summaries? */
   get hasKept(): boolean { return this.kept.size > 0; }
 
+  /** Did the last full run keep f's summaries, its size and mtime as they are now? */
+  keeps(f: Pick<MemFile, 'rel' | 'size' | 'mtimeMs'>): boolean {
+    const k = this.kept.get(f.rel);
+    return k !== undefined && k[0] === f.size && k[1] === f.mtimeMs;
+  }
+
   /**
    * Summary `name` of `f`: the kept one while f's size and mtime match and `revive` accepts it
    * (returning it as this run uses it), else make() (which reads f). Worked out once per run.

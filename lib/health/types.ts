@@ -79,6 +79,15 @@ export interface Check {
   doc: CheckDoc;
   run(snap: Snapshot, env: CheckEnv): CheckOutput | Finding[] | Promise<CheckOutput | Finding[]>;
   /**
+   * What run() takes of each file through summaryOf (summary.ts), worked out a file at a time:
+   * a full run whose summaries of some files are not kept calls it once, then what it returns for
+   * each such file while the file's text is at hand, before any check runs, and lets go of the
+   * text after each file (so a first run never holds every file's text at once: run() finds every
+   * summary made). It must make the summaries run() makes of the file, under the same conditions.
+   * Undefined (returned): run() makes none this run.
+   */
+  summarize?(snap: Snapshot, env: CheckEnv): ((f: MemFile) => void) | undefined;
+  /**
    * Repair this check's fixable findings through the store (openStore(env.ctx).mutate, or an
    * exported helper of the module that owns the operation). Returns one line per repair done.
    * Never removes or rewrites text a person wrote.

@@ -10,7 +10,7 @@ import { classify, PATHS, ROOT_FILES, type FileInfo } from '../format/layout.js'
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
 import { TEMP_MARK } from '../store/fsync.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
-import { readOnce, type KnownStats } from './reader.js';
+import { readOnce, readPassing, type KnownStats } from './reader.js';
 
 export interface MemFile extends FileInfo {
   size: number;
@@ -65,6 +65,12 @@ export interface Snapshot {
   lines(f: MemFile): string[];
   /** Bullet entries of a file, parsed once. */
   entries(f: MemFile): LocatedEntry[];
+  /**
+   * Let go of the file's text and of its parsed lines and entries (a lazy snapshot; a no-op on
+   * another): the next use reads it again. A pass over every file that needs each one's text once
+   * calls it after each, so the memory's texts are not all held at once.
+   */
+  release(f: MemFile): void;
   /**
    * Does the file end in a line break (its last byte LF or CR, so its text, when readable, ends
    * with "\n")? A lazy snapshot reads that one byte instead of the file, unless the file was read.
@@ -141,17 +147,17 @@ function dirBytes(abs: string, onFile?: (rel: string, size: number, mtimeMs: num
 }
 
 /**
- * `st`: the file's stats from the walk, `fresh`: taken right before this read (else the reader
- * takes its own); `folders`: the folders this snapshot's reads found real (resolveInside).
+ * `size`: the file's size from the walk; `fresh`: the walk's stats when taken right before this
+ * read (else the text is kept for the command's later reads only when an earlier read kept it:
+ * readPassing); `folders`: the folders this snapshot's reads found real (resolveInside).
  */
-function readOne(root: string, rel: string, st: KnownStats, fresh: boolean, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
-  const size = st.size;
+function readOne(root: string, rel: string, size: number, fresh: KnownStats | undefined, folders: Set<string>): Pick<MemFile, 'text' | 'error'> {
   if (size > MAX_FILE_BYTES) {
     // never pull a huge file into memory just to refuse it
     return { error: { message: `file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, code: 'oversized' } };
   }
   try {
-    const text = readOnce(root, rel, fresh ? st : undefined, folders);
+    const text = fresh ? readOnce(root, rel, fresh, folders) : readPassing(root, rel, folders);
     return text === undefined ? { error: { message: 'vanished while being read' } } : { text };
   } catch (e) {
     const err = e as { message: string; line?: number; code?: string };
@@ -178,6 +184,46 @@ function lastByteIsBreak(root: string, rel: string, size: number): boolean {
   }
 }
 
+/** Where a lazy snapshot's files are read from: the root, and the folders its reads found real. */
+interface Source { root: string; folders: Set<string> }
+
+/**
+ * A file of a lazy snapshot: `text` and `error` read together on first use, and again after
+ * release(). One object of a fixed shape per file, its accessors on the prototype: a memory of
+ * 50,000 files is a 50,000-element array of these (a closure and an accessor pair per file took ~1 KB each).
+ */
+class LazyFile {
+  declare rel: string;
+  declare kind: MemFile['kind'];
+  declare tier: MemFile['tier'];
+  declare date?: string;
+  declare size: number;
+  declare mtimeMs: number;
+  #src: Source;
+  #read: Pick<MemFile, 'text' | 'error'> | undefined;
+
+  constructor(info: FileInfo, st: KnownStats, src: Source) {
+    Object.assign(this, info);
+    this.size = st.size;
+    this.mtimeMs = st.mtimeMs;
+    this.#src = src;
+  }
+
+  #once(): Pick<MemFile, 'text' | 'error'> {
+    return (this.#read ??= readOne(this.#src.root, this.rel, this.size, undefined, this.#src.folders));
+  }
+
+  get text(): string | undefined { return this.#once().text; }
+  get error(): MemFile['error'] { return this.#once().error; }
+
+  /** Does it end in a line break (its last byte, unless it was read)? */
+  endsInLineBreak(): boolean {
+    return this.#read ? this.#read.text?.endsWith('\n') ?? false : lastByteIsBreak(this.#src.root, this.rel, this.size);
+  }
+
+  release(): void { this.#read = undefined; }
+}
+
 /**
  * Read the memory at `root` once. Never throws for a bad file: the file carries its error.
  * With `lazy`, the walk and the stats happen now and each file's text on its first use (`text`
@@ -194,19 +240,11 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const special: SpecialPath[] = [];
   let trashBytes = 0;
   const folders = new Set<string>();
-  /** Lazy files not read yet → their last byte's test. */
-  const unreadTail = new WeakMap<MemFile, () => boolean>();
+  const src: Source = { root, folders };
 
   const addMd = (rel: string, st: KnownStats): void => {
     const { size, mtimeMs } = st;
-    if (!opts.lazy) { files.push({ ...classify(rel), size, mtimeMs, ...readOne(root, rel, st, true, folders) }); return; }
-    let read: Pick<MemFile, 'text' | 'error'> | undefined;
-    const once = (): Pick<MemFile, 'text' | 'error'> => (read ??= readOne(root, rel, st, false, folders));
-    const f = { ...classify(rel), size, mtimeMs } as MemFile;
-    unreadTail.set(f, () => (read ? read.text?.endsWith('\n') ?? false : lastByteIsBreak(root, rel, size)));
-    Object.defineProperty(f, 'text', { get: () => once().text, enumerable: true });
-    Object.defineProperty(f, 'error', { get: () => once().error, enumerable: true });
-    files.push(f);
+    files.push(opts.lazy ? new LazyFile(classify(rel), st, src) : { ...classify(rel), size, mtimeMs, ...readOne(root, rel, size, st, folders) });
   };
   const walk = (relDir: string): void => {
     let ents;
@@ -292,9 +330,14 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }
       return l;
     },
+    release(f) {
+      if (!(f instanceof LazyFile)) return;
+      f.release();
+      lineCache.delete(f);
+      entryCache.delete(f);
+    },
     endsInLineBreak(f) {
-      const tail = unreadTail.get(f);
-      return tail ? tail() : f.text?.endsWith('\n') ?? false;
+      return f instanceof LazyFile ? f.endsInLineBreak() : f.text?.endsWith('\n') ?? false;
     },
     entries(f) {
       let e = entryCache.get(f);

@@ -25,12 +25,15 @@ function fileFacts(snap: Snapshot, f: MemFile): FileFact[] {
   return out;
 }
 
+/** fileFacts of `f`, kept per file. */
+const keptFacts = (snap: Snapshot, f: MemFile, env: CheckEnv): FileFact[] => summaryOf(env, 'canonical-home', f, () => fileFacts(snap, f), (x) => arrayOf(x, isFact));
+
 /** Fact entries worth comparing, in the files of `kinds` (each file's kept between full runs through `env`). */
 export function factOccurrences(snap: Snapshot, kinds: Set<MemFile['kind']>, env?: CheckEnv): FactOcc[] {
   const out: FactOcc[] = [];
   for (const f of snap.files) {
     if (!kinds.has(f.kind)) continue;
-    const facts = env ? summaryOf(env, 'canonical-home', f, () => fileFacts(snap, f), (x) => arrayOf(x, isFact)) : fileFacts(snap, f);
+    const facts = env ? keptFacts(snap, f, env) : fileFacts(snap, f);
     for (const [line, key, type] of facts) out.push({ f, e: type ? { line, type } : { line }, key });
   }
   return out;
@@ -75,4 +78,5 @@ export const check: Check = {
     }
     return out;
   },
+  summarize: (snap, env) => (f) => { if (FACT_KINDS.has(f.kind)) keptFacts(snap, f, env); },
 };

@@ -1,6 +1,6 @@
 import { parseEntryLine } from '../../format/entry.js';
 import { openStore } from '../../store/store.js';
-import type { Check, Finding } from '../types.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { arrayOf, isStr, summaryOf } from '../summary.js';
 import { CLOSURE_KEYS, closureAppend, closureStatus, isClosureLine } from '../../format/closure.js';
@@ -21,7 +21,7 @@ export const check: Check = {
   run(snap, env) {
     const out: Finding[] = [];
     for (const f of pastDays(snap, env.today)) {
-      const kept = summaryOf(env, 'closure-block', f, () => closureGap(snap, f), revive);
+      const kept = keptGap(snap, f, env);
       if (kept === null) continue;
       const [missing, mixed] = kept;
       out.push({
@@ -37,6 +37,7 @@ export const check: Check = {
     }
     return out;
   },
+  summarize: (snap, env) => (f) => { if (isPastDay(f, env.today)) keptGap(snap, f, env); },
   fix(findings, snap, env) {
     const done: string[] = [];
     const targets = findings.map((x) => snap.byRel.get(x.file ?? '')).filter((f): f is MemFile => f !== undefined && f.text !== undefined);
@@ -56,10 +57,16 @@ export const check: Check = {
   },
 };
 
+/** Is f a dated episodic day before today? */
+const isPastDay = (f: MemFile, today: string): boolean => f.kind === 'episodic' && f.date !== undefined && f.date < today;
+
 /** Dated episodic days before today (the unreadable ones have no gap). */
 function pastDays(snap: Snapshot, today: string): MemFile[] {
-  return snap.files.filter((f) => f.kind === 'episodic' && f.date !== undefined && f.date < today);
+  return snap.files.filter((f) => isPastDay(f, today));
 }
+
+/** closureGap of `f`, kept per file. */
+const keptGap = (snap: Snapshot, f: MemFile, env: CheckEnv): Gap => summaryOf(env, 'closure-block', f, () => closureGap(snap, f), revive);
 
 /** A day's missing closure keys and whether it holds free-form text; null when it needs no block or has one (or cannot be read). */
 type Gap = [missing: string[], mixed: boolean] | null;

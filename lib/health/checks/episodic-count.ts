@@ -52,6 +52,7 @@ export const check: Check = {
     }
     return { findings: out, figures: { files: all, overdue: out.filter((x) => x.fixable).length } };
   },
+  summarize: (_snap, env) => (f) => { if (f.kind === 'episodic' && f.date !== undefined && daysBetween(f.date, env.today) > env.limits.episodicTtlDays) readable(env, f); },
   fix(findings, snap, env) {
     const moves = findings.filter((x) => x.fixable).map((x) => snap.byRel.get(x.file ?? '')).filter((f): f is MemFile => f !== undefined);
     if (moves.length === 0) return [];

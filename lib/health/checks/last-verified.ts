@@ -1,5 +1,5 @@
 import { daysBetween } from '../../core/clock.js';
-import type { Check, Finding } from '../types.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
 import type { MemFile } from '../../memory/snapshot.js';
 import { frontmatterBlock, headLines } from '../markdown.js';
 import { isNum, isStr, summaryOf } from '../summary.js';
@@ -25,6 +25,9 @@ function verified(f: MemFile): Verified {
 const revive = (x: unknown): Verified | undefined =>
   x === null ? null : Array.isArray(x) && (x.length === 0 || (x.length === 2 && isNum(x[0]) && isStr(x[1]))) ? (x as Verified) : undefined;
 
+/** verified(f), kept per file. */
+const keptVerified = (f: MemFile, env: CheckEnv): Verified => summaryOf(env, 'last-verified', f, () => verified(f), revive);
+
 /** Seed 004 invariant 3: `last_verified` younger than 30 days on every WARM note. */
 export const check: Check = {
   id: 'last-verified',
@@ -43,7 +46,7 @@ export const check: Check = {
     const max = env.limits.verifiedDays;
     for (const f of snap.files) {
       if (!WARM.has(f.kind)) continue;
-      const kept = summaryOf(env, 'last-verified', f, () => verified(f), revive);
+      const kept = keptVerified(f, env);
       if (kept === null) continue;
       const hit = kept.length === 2 ? { line: kept[0], v: kept[1] } : undefined;
       if (!hit) {
@@ -62,4 +65,5 @@ export const check: Check = {
     }
     return out;
   },
+  summarize: (_snap, env) => (f) => { if (WARM.has(f.kind)) keptVerified(f, env); },
 };

@@ -214,13 +214,14 @@ function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWo
   return { recs: { w: packInts(words), ids, keys }, words };
 }
 
-/** Kept records and their numbers, or undefined when they are not what fileRecs makes (word numbers below `words`). */
+/** Kept records and their numbers (in arrays reused by the next call), or undefined when they are not what fileRecs makes (word numbers below `words`). */
 function reviveRecs(x: unknown, group: 'fact' | 'log', words: number): Unpacked | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const r = x as { w?: unknown; ids?: unknown; keys?: unknown };
   const ids = arrayOf(r.ids, isStr);
   const keys = arrayOf(r.keys, isStr);
-  const w = unpackInts(r.w);
+  // in the shared arrays: good until the next unpackInts(…, true)
+  const w = unpackInts(r.w, true);
   if (!ids || !keys || !w || keys.length !== (group === 'fact' ? ids.length : 0)) return undefined;
   let n = 0;
   for (let i = 0; i < w.length; n++) {
@@ -309,12 +310,13 @@ export const check: Check = {
     // node:crypto only here, where summaries are kept (a full run): `health --quiet` and the checks' other callers never load it
     const inputs = memo ? (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha1') : undefined;
     let settled = true;
-    // first each file's records (a file made now holds its numbers packed only), then the pool of
-    // every record's words at its exact size: the pool is the largest array here
-    const got: [MemFile, 'fact' | 'log', FileRecs, Int32Array | undefined][] = [];
+    // first each file's records and how many numbers they hold, then the pool of every record's
+    // words at its exact size (the pool is the largest array here), each file's numbers unpacked
+    // again into it: no array per file is held meanwhile
+    const got: [MemFile, 'fact' | 'log', FileRecs][] = [];
     let total = 0;
     for (const f of snap.files) {
-      const group = FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined;
+      const group = groupOf(f);
       if (!group) continue;
       if (memo) { inputs!.update(`${f.rel}\0${f.size}\0${f.mtimeMs}\n`); settled &&= memo.settled(f); }
       let made: Int32Array | undefined;
@@ -324,15 +326,14 @@ export const check: Check = {
         revived = m?.words;
         return m?.recs;
       });
-      // made now: unpacked again below (`made` is the reused buffer); a summary made earlier this run: unpacked now
-      const w = made ? undefined : revived ?? unpackInts(r.w)!;
-      total += (made ?? w)!.length;
-      got.push([f, group, r, w]);
+      // made now (`made`: the reused buffer), kept (`revived`: the shared arrays) or made earlier this run (unpacked now)
+      total += (made ?? revived ?? unpackInts(r.w, true)!).length;
+      got.push([f, group, r]);
     }
     const ids = new Int32Array(total);
     let used = 0;
-    for (const [f, group, r, kept] of got) {
-      const w = kept ?? unpackInts(r.w, true)!;
+    for (const [f, group, r] of got) {
+      const w = unpackInts(r.w, true)!;
       byFile.push([r, recId.length]);
       const fi = files.push(f) - 1;
       for (let i = 0, k = 0; i < w.length; k++) {
@@ -405,4 +406,17 @@ export const check: Check = {
     }
     return { findings: out, figures: { entriesCompared: recId.length } };
   },
+  summarize(snap, env) {
+    const memo = env.memo;
+    if (!memo) return undefined;
+    const fresh = new KeyWordIds(memo.vocab);
+    const buf = new Ints();
+    return (f) => {
+      const group = groupOf(f);
+      if (group) summaryOf(env, 'near-duplicates', f, () => fileRecs(snap, f, group, fresh, buf).recs, (x) => reviveRecs(x, group, memo.keptWords)?.recs);
+    };
+  },
 };
+
+/** The group f's entries are compared in, if any. */
+const groupOf = (f: MemFile): 'fact' | 'log' | undefined => (FACT_KINDS.has(f.kind) ? 'fact' : LOG_KINDS.has(f.kind) ? 'log' : undefined);

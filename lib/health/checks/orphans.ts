@@ -1,6 +1,6 @@
-import type { Check, Finding } from '../types.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
 import { isNum, summaryOf } from '../summary.js';
-import type { MemFile } from '../../memory/snapshot.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { isClosureLine } from '../../format/closure.js';
 
 /** Logs whose entries should carry a type; memtier-managed ones warn, hand-kept ones inform. */
@@ -25,12 +25,7 @@ export const check: Check = {
     let total = 0;
     for (const f of snap.files) {
       if (!(MANAGED.has(f.kind) || HAND.has(f.kind))) continue;
-      // [how many, the first one's line], kept per file
-      const kept = summaryOf(env, 'orphans', f, (): [number, number] | null => {
-        if (f.text === undefined) return null;
-        const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded && !isClosureLine(e.raw));
-        return orphans.length === 0 ? null : [orphans.length, orphans[0]!.line];
-      }, (x): [number, number] | null | undefined => (x === null ? null : Array.isArray(x) && x.length === 2 && isNum(x[0]) && isNum(x[1]) ? [x[0], x[1]] : undefined));
+      const kept = keptOrphans(snap, f, env);
       if (kept === null) continue;
       const [count, first] = kept;
       total += count;
@@ -45,4 +40,14 @@ export const check: Check = {
     }
     return { findings: out, figures: { orphans: total } };
   },
+  summarize: (snap, env) => (f) => { if (MANAGED.has(f.kind) || HAND.has(f.kind)) keptOrphans(snap, f, env); },
 };
+
+/** A log's entries without a type or a tag as [how many, the first one's line] (null: none), kept per file. */
+function keptOrphans(snap: Snapshot, f: MemFile, env: CheckEnv): [number, number] | null {
+  return summaryOf(env, 'orphans', f, (): [number, number] | null => {
+    if (f.text === undefined) return null;
+    const orphans = snap.entries(f).filter((e) => !e.type && e.tags.length === 0 && !e.superseded && !isClosureLine(e.raw));
+    return orphans.length === 0 ? null : [orphans.length, orphans[0]!.line];
+  }, (x): [number, number] | null | undefined => (x === null ? null : Array.isArray(x) && x.length === 2 && isNum(x[0]) && isNum(x[1]) ? [x[0], x[1]] : undefined));
+}

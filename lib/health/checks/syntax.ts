@@ -28,6 +28,8 @@ export const check: Check = {
     for (const f of snap.files) out.push(...(await fileFindings(snap, f, ids)));
     return out;
   },
+  // every file's ids (allIds)
+  summarize: (snap, env) => (f) => { idSummary(snap, f, env); },
 };
 
 /** A file's entry ids (all, in order) and its entries' `superseded by ^id` pointers as [line, id]. */

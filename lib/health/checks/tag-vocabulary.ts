@@ -27,12 +27,15 @@ function fileTags(snap: Snapshot, f: MemFile): TagUse[] {
   return out;
 }
 
+/** fileTags of `f`, kept per file. */
+const keptTags = (snap: Snapshot, f: MemFile, env: CheckEnv): TagUse[] => summaryOf(env, 'tag-vocabulary', f, () => fileTags(snap, f), (x) => arrayOf(x, isUse));
+
 /** Every tag the memory uses: WARM notes' tags lines and inline #tags of entries (not in TAGS.md itself, generated views or the archive). */
 export function usedTags(snap: Snapshot, env?: CheckEnv): { tag: string; file: MemFile; line: number; where: string }[] {
   const out: { tag: string; file: MemFile; line: number; where: string }[] = [];
   for (const f of snap.files) {
     if (SKIP.has(f.kind)) continue;
-    const uses = env ? summaryOf(env, 'tag-vocabulary', f, () => fileTags(snap, f), (x) => arrayOf(x, isUse)) : fileTags(snap, f);
+    const uses = env ? keptTags(snap, f, env) : fileTags(snap, f);
     for (const [tag, line, onTagsLine] of uses) out.push({ tag, file: f, line, where: onTagsLine ? 'on the tags line' : 'in an entry' });
   }
   return out;
@@ -69,4 +72,6 @@ export const check: Check = {
     for (const u of usedTags(snap, env)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);
     return { findings: out, figures: { vocabulary: vocab.size } };
   },
+  // run() looks at the tags only when memory/TAGS.md can be read
+  summarize: (snap, env) => (snap.byRel.get(PATHS.tags)?.text === undefined ? undefined : (f) => { if (!SKIP.has(f.kind)) keptTags(snap, f, env); }),
 };

@@ -1,6 +1,7 @@
 import { PATHS } from '../../format/layout.js';
 import { isTornEntry, openStore } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { finishRotation, rotateBuffer, walFixes } from '../wal.js';
 import { idSummary } from './syntax.js';
 
@@ -8,6 +9,17 @@ const TORN = 'torn last line';
 
 /** Is this finding a torn last line (which depends on its file alone)? */
 export const isTornFinding = (x: Finding): boolean => x.message.startsWith(TORN);
+
+/** The finding of f's torn last line (a buffer or episodic file's), if it has one: it depends on the file alone (isTornFinding). */
+export function tornLine(snap: Snapshot, f: MemFile): Finding[] {
+  // a file ending in a line break has no torn line (and a lazy snapshot need not read it)
+  if (snap.endsInLineBreak(f)) return [];
+  if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) return [];
+  const lines = snap.lines(f);
+  const tail = lines[lines.length - 1]!;
+  if (!isTornEntry(tail)) return [];
+  return [{ check: 'wal-integrity', severity: 'fail', file: f.rel, line: lines.length, message: `${TORN}: an entry without its ^id and newline (a write interrupted by a crash)`, fix: 'run "memtier health --fix" to move it to memory/.trash/torn/', fixable: true }];
+}
 
 /** Seed 004 invariant 9: no buffer entry left behind by an interrupted rotation, no torn line. */
 export const check: Check = {
@@ -51,16 +63,12 @@ export const check: Check = {
       // what the last full run found in this file, while it is unchanged (reuse.ts)
       const kept = env.keptFindings?.('wal-integrity', f);
       if (kept) { out.push(...kept.map((x) => ({ ...x, fixable: true }))); continue; }
-      // a file ending in a line break has no torn line (and a lazy snapshot need not read it)
-      if (snap.endsInLineBreak(f)) continue;
-      if (f.text === undefined || f.text.length === 0 || f.text.endsWith('\n')) continue;
-      const lines = snap.lines(f);
-      const tail = lines[lines.length - 1]!;
-      if (!isTornEntry(tail)) continue;
-      out.push({ check: 'wal-integrity', severity: 'fail', file: f.rel, line: lines.length, message: `${TORN}: an entry without its ^id and newline (a write interrupted by a crash)`, fix: 'run "memtier health --fix" to move it to memory/.trash/torn/', fixable: true });
+      out.push(...tornLine(snap, f));
     }
     return out;
   },
+  // the ids run() compares the buffer's with (syntax makes every file's too)
+  summarize: (snap, env) => (snap.byRel.get(PATHS.buffer)?.text === undefined ? undefined : (f) => { if (f.kind === 'episodic' || f.kind === 'archive') idSummary(snap, f, env); }),
   async fix(findings, snap, env) {
     const done: string[] = [];
     // rotating the buffer finishes interrupted rotations first; without left-behind entries only finish those

@@ -1,4 +1,5 @@
-import type { Check, Finding } from '../types.js';
+import type { Check, CheckEnv, Finding } from '../types.js';
+import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { headLines, TAGS_LINE } from '../markdown.js';
 import { isNum, summaryOf } from '../summary.js';
 
@@ -23,11 +24,7 @@ export const check: Check = {
     const out: Finding[] = [];
     for (const f of snap.files) {
       if (!WARM.has(f.kind)) continue;
-      // the index of the tags line when it is not line 2 (-1: none), kept per file
-      const at = summaryOf(env, 'warm-tags-line', f, () => {
-        if (f.text === undefined || TAGS_LINE.test(headLines(f.text, 2)[1] ?? '')) return NONE;
-        return snap.lines(f).findIndex((l) => TAGS_LINE.test(l));
-      }, (x) => (isNum(x) ? x : undefined));
+      const at = tagsAt(snap, f, env);
       if (at === NONE) continue;
       out.push({
         check: 'warm-tags-line',
@@ -40,4 +37,13 @@ export const check: Check = {
     }
     return out;
   },
+  summarize: (snap, env) => (f) => { if (WARM.has(f.kind)) tagsAt(snap, f, env); },
 };
+
+/** The index of a WARM note's tags line when it is not line 2 (-1: none; NONE: on line 2 or unreadable), kept per file. */
+function tagsAt(snap: Snapshot, f: MemFile, env: CheckEnv): number {
+  return summaryOf(env, 'warm-tags-line', f, () => {
+    if (f.text === undefined || TAGS_LINE.test(headLines(f.text, 2)[1] ?? '')) return NONE;
+    return snap.lines(f).findIndex((l) => TAGS_LINE.test(l));
+  }, (x) => (isNum(x) ? x : undefined));
+}

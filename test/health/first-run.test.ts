@@ -1,0 +1,103 @@
+/**
+ * A full `health` run with nothing kept in .memtier/ (the first run on a memory, or after an
+ * upgrade) works out every file's summaries and file-local findings a file at a time, letting go
+ * of each file's text after it (summarizeFiles in lib/health/run.ts), then runs the checks from
+ * the summaries. Its report must be the report of the checks over a snapshot holding every text
+ * (no summaries, nothing kept), and it must read each note once: a check whose summaries
+ * Check.summarize does not make would read every file again (and hold the texts) in run().
+ */
+import fs, { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, type PathLike } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { syncBuiltinESMExports } from 'node:module';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateMemory } from '../../lib/bench/perf.js';
+import { CHECKS } from '../../lib/health/checks/index.js';
+import { runHealth, type HealthReport } from '../../lib/health/run.js';
+import { clearReads } from '../../lib/memory/reader.js';
+import { rmTree, testCtx } from '../helpers.js';
+import { copyFixture, expectations, fixtureNames } from './fixture-kit.js';
+
+/** How many times each file under a test root was opened (node:fs openSync: every reader of memtier's goes through it). */
+const reads = new Map<string, number>();
+let watched = '\0';
+const openSync = fs.openSync;
+beforeAll(() => {
+  fs.openSync = ((path: PathLike, ...rest: unknown[]) => {
+    const p = String(path);
+    if (p.startsWith(watched)) { const rel = p.slice(watched.length + 1); reads.set(rel, (reads.get(rel) ?? 0) + 1); }
+    return (openSync as (...a: unknown[]) => number)(path, ...rest);
+  }) as typeof fs.openSync;
+  // the named imports (import { openSync } from 'node:fs') see the wrapper too
+  syncBuiltinESMExports();
+});
+afterAll(() => { fs.openSync = openSync; syncBuiltinESMExports(); });
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots) rmTree(r); });
+beforeEach(() => { clearReads(); reads.clear(); });
+
+/** What a report says, but for the disk's free space (which other writers change between two runs). */
+function said(r: HealthReport): unknown {
+  const figures = structuredClone(r.figures);
+  if (figures.disk) delete figures.disk.freeBytes;
+  const findings = r.findings.map((f) => (f.check === 'disk' ? { ...f, message: f.message.replace(/[\d.]+ MiB free/, 'N MiB free') } : f));
+  return { exitCode: r.exitCode, counts: r.counts, results: r.results, findings, figures };
+}
+
+/** Nothing kept by an earlier run (the fixtures' own .memtier/ content stays). */
+function forget(root: string): void {
+  for (const name of ['health.json', 'health-files.json', 'health-summary.json']) rmSync(join(root, '.memtier', name), { force: true });
+}
+
+/**
+ * Files opened more than once, but for the memory's root files, the buffer and TAGS.md (which
+ * single-file checks read again) and the files MEMORY.md links to an entry of (`file.md#^id`:
+ * decision-links reads them to find the entry): a handful per memory, whatever its size.
+ */
+function readTwice(root: string): string[] {
+  const hot = new Set(['MEMORY.md', 'SESSION-STATE.md', 'memory/TAGS.md', 'memory/working-buffer.md']);
+  let index = '';
+  try { index = readFileSync(join(root, 'MEMORY.md'), 'utf8'); } catch { /* none */ }
+  for (const m of index.matchAll(/\]\(([^)#\s]+)#\^/g)) hot.add(m[1]!);
+  return [...reads].filter(([rel, n]) => n > 1 && !hot.has(rel)).map(([rel, n]) => `${rel} ×${n}`);
+}
+
+describe('health, first run (nothing kept)', () => {
+  it('reports what the checks find over every text held at once, on every fixture', async () => {
+    for (const name of fixtureNames()) {
+      const root = copyFixture(name);
+      roots.push(root);
+      forget(root);
+      const ctx = testCtx(root, undefined, undefined, expectations(name).env);
+      watched = root;
+      const held = await runHealth(ctx, { checks: CHECKS });
+      forget(root);
+      clearReads();
+      reads.clear();
+      const first = await runHealth(ctx);
+      expect(said(first), name).toEqual(said(held));
+      expect(readTwice(root), name).toEqual([]);
+    }
+  });
+
+  it('reads each note once on a generated memory, and reports what the checks find over every text', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memtier-first-run-'));
+    roots.push(root);
+    generateMemory(root, 200);
+    // an hour old: summaries of files changed within 2 s of the run are not kept
+    const old = new Date(Date.now() - 3_600_000);
+    const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); if (e.isDirectory()) walk(p); else utimesSync(p, old, old); } };
+    walk(root);
+    const ctx = testCtx(root);
+    watched = root;
+    const held = await runHealth(ctx, { checks: CHECKS });
+    clearReads();
+    reads.clear();
+    const first = await runHealth(ctx);
+    expect(said(first)).toEqual(said(held));
+    const notes = [...reads.keys()].filter((rel) => rel.startsWith('memory/'));
+    expect(notes.length).toBeGreaterThanOrEqual(200);
+    expect(readTwice(root)).toEqual([]);
+  });
+});
