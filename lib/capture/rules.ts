@@ -22,6 +22,8 @@ export interface TypeRule {
   script?: 'en' | 'zh';
   /** Case-insensitive: `re` (lower case, no `i` flag) is matched against caseless(text). */
   caseless?: boolean;
+  /** What the text must hold for `re` to match at all (a digit, a character): tested first, so a cold process compiles `re` only for a sentence that could match. */
+  needs?: RegExp | string;
 }
 
 /**
@@ -92,7 +94,7 @@ const RULES: TypeRule[] = [
   { id: 'pref-en', type: 'PREF', re: /\b(?:i|we) (?:really |much |strongly |always |usually )?(?:prefer|like|love|hate|dislike|can'?t stand|enjoy|don'?t like|do not like|want you to)\b|\bmy fav(?:ou)?rite\b|\bi'?d rather\b|\bplease (?:always|never|don'?t|do not|keep|use|reply|answer|write)\b|\bcall me\b|\bfrom now on\b|\bgoing forward\b|\b(?:always|never) (?:reply|answer|respond|write|use|call|send|format|put|add|ask)\b|\bdon'?t (?:ever )?use\b/ },
   { id: 'pref-zh', type: 'PREF', re: /我(?:很|比较|更|最|一直|通常|也)?(?:喜欢|偏好|偏爱|讨厌|不喜欢|爱用|习惯|受不了)|以后(?:都|请|要|就|一律|统一)?|今后|不要用|别用|不要再|叫我|请(?:总是|一直|不要|别|用)|回复(?:请)?用|我的习惯/ },
   // deadlines and dated events
-  { id: 'deadline-en', type: 'EVENT', re: /\b(?:deadline|due (?:on|by|date)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of|end of|eod|eow|\d{4}-\d{2}-\d{2})|before (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the end of|\d{4}-\d{2}-\d{2})|(?:meeting|demo|launch|release|call|interview|review|flight|appointment|standup|offsite|workshop) (?:is |was )?(?:on|at|moved to|rescheduled to|set for)|scheduled (?:for|on)|moved to (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|tomorrow|\d{4}-\d{2}-\d{2}))\b/ },
+  { id: 'deadline-en', type: 'EVENT', re: /\b(?:deadline|due(?! to\b| diligence\b)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of|end of|eod|eow|\d{4}-\d{2}-\d{2})|before (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the end of|\d{4}-\d{2}-\d{2})|(?:meeting|demo|launch|release|call|interview|review|flight|appointment|standup|offsite|workshop) (?:is |was )?(?:on|at|moved to|rescheduled to|set for)|scheduled (?:for|on)|moved to (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|tomorrow|\d{4}-\d{2}-\d{2}))\b/ },
   { id: 'deadline-zh', type: 'EVENT', re: /截止|之前(?:要|必须|得)?(?:交|完成|上线|发|提交|搞定|给)|前(?:交|完成|上线|提交|搞定)|(?:下|本|这)(?:个)?(?:周|星期)[一二三四五六日天].{0,12}(?:之前|前|开会|上线|发布|见面|到期|截止|演示)|(?:明天|后天|月底|周[一二三四五六日天]).{0,10}(?:之前|前|开会|上线|发布|见面|到期|截止|演示|面试)|(?:会议|演示|上线|发布|面试|航班|评审会?|例会|周会|开会)(?:定在|改到|改在|安排在|挪到|在|是)/ },
   // people and roles
   { id: 'people-en', type: 'PEOPLE', re: /\b[A-Z][a-z]+(?: [A-Z][a-z]+)? (?:is (?:our|the|my|a) [a-z]+(?: [a-z]+)?(?: (?:lead|manager|owner|engineer|designer|contact|director|head|admin|pm|cto|ceo|boss|colleague|wife|husband|partner|sister|brother|mother|father|son|daughter|friend))?|owns|handles|is responsible for|leads|manages|runs|reports to|is in charge of|takes care of|joined)\b|\b[Aa]sk [A-Z][a-z]+ (?:about|for)\b|\b[Mm]y (?:wife|husband|partner|boss|manager|colleague|sister|brother|mother|father|mom|dad|son|daughter|friend|cofounder|co-founder) (?:is )?[A-Z][a-z]+\b/ },
@@ -108,8 +110,8 @@ const RULES: TypeRule[] = [
   { id: 'remember-zh', type: 'PROJ', re: /记住|记一下|帮我记|备注一下|注意(?:一下)?[:：]/ },
   // a day of the calendar ("Dec 12", "the 3rd of March", "on 12/20", "due Jan 15", "Friday at 6pm",
   // 12月5日, 十二月五号): a dated event, when no rule above typed the sentence
-  { id: 'date-en', type: 'EVENT', re: /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\b|\b(?:on|by|until|before|due) \d{1,2}\/\d{1,2}\b|\bdue\b(?! to\b| diligence\b)|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight) at \d/ },
-  { id: 'date-zh', type: 'EVENT', re: /(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号號]/ },
+  { id: 'date-en', type: 'EVENT', re: /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\.? \d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)?\b|\b(?:on|by|until|before|due) \d{1,2}\/\d{1,2}\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight) at \d/, needs: /\d/ },
+  { id: 'date-zh', type: 'EVENT', re: /(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号號]/, needs: '月' },
 ];
 
 /** The rules written case-insensitive (lower case, matched against caseless(text)). */
