@@ -47,7 +47,7 @@ function buildFrom(ctx: Ctx, scan: Scan): IndexView {
     } catch { b = undefined; /* read-only memory: search without a cache */ }
     if (b) {
       try {
-        const at = b.addFiles(ctx.root, scan.files, poolSize(ctx.env), (done) => progress.tick(done));
+        const at = b.addFiles(ctx.root, scan.files, poolSize(ctx.env, { files: scan.files.length, bytes }), (done) => progress.tick(done));
         // this build, opened as any cached one (another builder's swap of the manifest in the
         // meantime does not remove it for 30 s)
         const m = b.finish(ctx.root, remapDirs(scan, at, b.paths.length));

@@ -129,20 +129,24 @@ export class IndexBuilder {
     const at = new Int32Array(files.length).fill(-1);
     let next = 0;
     const url = workers > 0 ? pool.url ?? workerUrl() : undefined;
+    const own = (from: number, to: number): void => {
+      for (let i = from; i < to; i++) {
+        const f = files[i]!;
+        const r = readMemoryText(root, f.path, f);
+        if (r) { at[i] = this.paths.length; this.addText(f.path, f.mtimeMs, f.size, r.text); }
+        tick(i + 1);
+      }
+    };
     if (url) {
-      next = encodeOnWorkers(root, files, this.dict, { cjk: tokenizerConfigKey(), ...pool, count: workers, url }, (i, entries, data, from) => {
+      let mine = 0;
+      next = encodeOnWorkers(root, files, this.dict, { cjk: tokenizerConfigKey(), own: (from, to) => { own(from, to); mine += to - from; }, ...pool, count: workers, url }, (i, entries, data, from) => {
         const f = files[i]!;
         if (entries >= 0) { at[i] = this.paths.length; this.addEncoded(f.path, f.mtimeMs, f.size, classify(f.path), entries, data, from); }
         tick(i + 1);
       });
-      this.workerFiles += next;
+      this.workerFiles += next - mine;
     }
-    for (let i = next; i < files.length; i++) {
-      const f = files[i]!;
-      const r = readMemoryText(root, f.path, f);
-      if (r) { at[i] = this.paths.length; this.addText(f.path, f.mtimeMs, f.size, r.text); }
-      tick(i + 1);
-    }
+    own(next, files.length);
     return at;
   }
 

@@ -23,19 +23,36 @@ const BATCH_FILES = 256;
 /** A worker silent this long is given up (the build goes on in the main thread). */
 const STALL_MS = 15_000;
 /** Terms a worker keeps numbered (its memory stays bounded; it empties its dictionary past them). */
-const MAX_TERMS = 50_000;
+const MAX_TERMS = 10_000;
 /** A worker's young generation (MB; V8's default lets it grow to 48). */
-const YOUNG_MB = 6;
+const YOUNG_MB = 2;
 /** Most workers. */
 const MAX_WORKERS = 4;
-/** How many workers an index build uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS), else none. */
-export function poolSize(env: NodeJS.ProcessEnv = {}): number {
+/** Most files a build takes a worker for unasked: its heap is ~20-25 MB more at the peak (a 50,000-file build would pass 200 MB). */
+export const AUTO_WORKER_FILES = 20_000;
+/** Least text a build takes a worker for unasked: below it, starting the worker (~30-50 ms) costs more than it saves. */
+export const AUTO_WORKER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How many workers an index build uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS);
+ * else one, beside the main thread's own share, when the build has at least AUTO_WORKER_BYTES of
+ * text in at most AUTO_WORKER_FILES files and a core is idle (two or more, and the last minute's load average at most their count
+ * less one); else none. Measured on the 2-core machine, quiet, 10,000 notes: 4.0-4.2 s → 3.5-3.8 s
+ * wall (CPU 4.6 → 6.3 s: the two threads slow each other), 120 → 137-151 MB. On a loaded machine
+ * a worker only takes CPU from the rest (two workers without a share of the main thread gave no
+ * wall time back at load 4 and 12-26), hence the load test.
+ */
+export function poolSize(env: NodeJS.ProcessEnv = {}, build: { files: number; bytes: number } = { files: 0, bytes: 0 }, host?: { cores: number; load: number }): number {
   const forced = env.MEMTIER_INDEX_WORKERS;
   if (forced !== undefined && forced !== '' && Number.isInteger(Number(forced))) return Math.max(0, Math.min(MAX_WORKERS, Number(forced)));
-  // Off unless asked: measured on the 2-core machine (load 4 and 12-26), two workers gave no wall
-  // time back and cost ~50 MB of peak RSS at 10k notes (each a V8 heap with its own dictionary),
-  // which puts a 50k-note build over the 200 MB ceiling. MEMTIER_INDEX_WORKERS=N where cores are free.
-  return 0;
+  if (build.bytes < AUTO_WORKER_BYTES || build.files > AUTO_WORKER_FILES) return 0;
+  const h = host ?? machine();
+  return h.cores >= 2 && h.load <= h.cores - 1 ? 1 : 0;
+}
+
+function machine(): { cores: number; load: number } {
+  const os = process.getBuiltinModule('node:os') as typeof import('node:os');
+  return { cores: os.availableParallelism?.() ?? os.cpus().length, load: os.loadavg()[0] ?? 0 };
 }
 
 /** The worker's module beside this one (the bundle's dist/cli/_index-worker.js, or dist/lib/search/index-worker.js), if built. */
@@ -59,6 +76,12 @@ export interface PoolOptions {
   stallMs?: number;
   maxTerms?: number;
   batchBytes?: number;
+  /**
+   * The main thread's share: encode files [from, to) itself, in order (the build's own addText).
+   * Given, the main thread takes every (W + 1)-th batch, the first included, instead of waiting
+   * while the workers encode: with one worker, each thread does about half.
+   */
+  own?: (from: number, to: number) => void;
 }
 
 /**
@@ -93,11 +116,19 @@ export function encodeOnWorkers(root: string, files: PoolFile[], dict: Dictionar
       workers.push(worker);
       ports.push(port1);
     }
-    let sent = 0;
-    const send = (): void => { const b = sent++; ports[b % W]!.postMessage(files.slice(batches[b]!, batches[b + 1]!).map((f) => f.path)); };
+    // batch b's thread: worker b mod S, or with a share of its own the main thread at b mod S = 0
+    const S = o.own ? W + 1 : W;
+    const worker = (b: number): number => (o.own ? (b % S) - 1 : b % S);
+    let sent = 0; // the batches looked at for sending: those of workers are sent, up to 2 per worker ahead
+    const send = (): void => { const b = sent++; const w = worker(b); if (w >= 0) ports[w]!.postMessage(files.slice(batches[b]!, batches[b + 1]!).map((f) => f.path)); };
     for (let b = 0; b < nb; b++) {
-      while (sent < nb && sent < b + 2 * W) send();
-      const w = b % W;
+      while (sent < nb && sent < b + 2 * S) send();
+      const w = worker(b);
+      if (w < 0) {
+        o.own!(batches[b]!, batches[b + 1]!);
+        done = batches[b + 1]!;
+        continue;
+      }
       const ans = receive(wt, ports[w]!, ctl, w, taken, o.stallMs ?? STALL_MS);
       if (!ans || ans.error) break;
       // the worker's new terms, numbered in the build's dictionary

@@ -12,6 +12,7 @@ import { generateMemory } from '../../lib/bench/perf.js';
 import { INDEX_DIR, readManifest, scanFiles } from '../../lib/search/cache.js';
 import { fileDocsFromText, readAndIndex } from '../../lib/search/corpus.js';
 import { IndexBuilder } from '../../lib/search/index-build.js';
+import { AUTO_WORKER_BYTES, AUTO_WORKER_FILES, poolSize } from '../../lib/search/index-pool.js';
 import { Dictionary, IntList, TermCoder } from '../../lib/search/term-coder.js';
 import { setCjkMode } from '../../lib/search/tokenize.js';
 import { rmTree, tmpTree } from '../helpers.js';
@@ -86,7 +87,9 @@ describe('index build on worker threads', () => {
     const b = new IndexBuilder(root, 0, { buckets: 4, bucketPostings: 256 });
     const at = how(b, scan.files);
     expect(Array.from(at).filter((x) => x < 0)).toEqual([]);
-    expect(b.workerFiles).toBe(onWorkers === -1 ? scan.files.length : onWorkers);
+    // on workers (-1): the workers take their batches and the main thread every (W + 1)-th
+    if (onWorkers === -1) expect([b.workerFiles > 0, b.workerFiles < scan.files.length]).toEqual([true, true]);
+    else expect(b.workerFiles).toBe(onWorkers);
     b.finish(root, scan.dirs);
     const m = readManifest(root)!;
     const dir = join(root, INDEX_DIR, m.build);
@@ -115,5 +118,21 @@ describe('index build on worker threads', () => {
     const fallback = build(root, (b, files) => b.addFiles(root, files, 2, () => { ticks++; }, { url: silent, stallMs: 100 }));
     expect(fallback).toEqual(main);
     expect(ticks).toBe(scanFiles(root).files.length);
+  });
+});
+
+describe('how many workers a build takes', () => {
+  const idle = { cores: 2, load: 0.3 };
+  it('one beside the main thread for a large build on a machine with a core idle, none otherwise, or as MEMTIER_INDEX_WORKERS says', () => {
+    const big = { files: 10_000, bytes: 40 * 1024 * 1024 };
+    expect(poolSize({}, big, idle)).toBe(1);
+    expect(poolSize({}, { files: 300, bytes: AUTO_WORKER_BYTES - 1 }, idle)).toBe(0); // small: the worker's start costs more
+    expect(poolSize({}, { files: AUTO_WORKER_FILES + 1, bytes: 200 * 1024 * 1024 }, idle)).toBe(0); // its heap would pass the 200 MB ceiling
+    expect(poolSize({}, big, { cores: 2, load: 1.5 })).toBe(0); // no core idle
+    expect(poolSize({}, big, { cores: 1, load: 0 })).toBe(0);
+    expect(poolSize({}, big, { cores: 8, load: 3 })).toBe(1);
+    expect(poolSize({ MEMTIER_INDEX_WORKERS: '0' }, big, idle)).toBe(0);
+    expect(poolSize({ MEMTIER_INDEX_WORKERS: '3' }, { files: 1, bytes: 1 }, { cores: 1, load: 9 })).toBe(3);
+    expect(poolSize({ MEMTIER_INDEX_WORKERS: '99' }, big, idle)).toBe(4);
   });
 });
