@@ -123,9 +123,14 @@ describe('secret rules', () => {
     expect(found[0]!.masked).not.toContain(secret);
   });
 
-  it('masks: at most 4 characters kept, then the length', () => {
-    expect(mask('abcdefghijklmnopqrstuvwxyz')).toBe('abcd****(26 chars)');
-    expect(mask('hunter2')).toBe('hu****(7 chars)');
+  it('masks: the length, and only a prefixed token keeps its first 4 characters (its kind)', () => {
+    expect(mask('ghp_abcdefghijklmnopqrstuvwxyz', true)).toBe('ghp_****(30 chars)');
+    expect(mask('hunter2-Staging-42')).toBe('****(18 chars)');
+    expect(mask('hunter2')).toBe('****(7 chars)');
+    // a password written in a sentence: nothing of it in the finding
+    const [f] = scanSecrets('the staging password is Pa55w0rd!2026 for now');
+    expect(f!.masked).toBe('****(13 chars)');
+    expect(scanSecrets('token ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 in CI')[0]!.masked).toBe('ghp_****(40 chars)');
   });
 
   it('a benign corpus gives zero findings', () => {

@@ -165,13 +165,17 @@ export interface SecretFinding {
   description: string;
   /** 1-based line of the match in the scanned text. */
   line: number;
-  /** The value with all but its first 4 characters masked. Never the secret itself. */
+  /** The value masked: its length, and for a token with a fixed prefix (ghp_, sk-, AKIA…) that prefix's first 4 characters. Never any of the secret itself. */
   masked: string;
 }
 
-/** Mask a secret: keep at most 4 leading characters, then `****` and the length. */
-export function mask(value: string): string {
-  const keep = value.length > 12 ? 4 : Math.min(2, value.length);
+/**
+ * Mask a secret: `****` and the length. A token with a fixed prefix (`prefix`: its rule is
+ * `prefixed`) keeps its first 4 characters, which name its kind (ghp_, sk-a, AKIA), not a part of
+ * the secret; a password or a key without one keeps none (its first characters would be its own).
+ */
+export function mask(value: string, prefix = false): string {
+  const keep = prefix && value.length > 12 ? 4 : 0;
   return `${value.slice(0, keep)}****(${value.length} chars)`;
 }
 
@@ -387,7 +391,7 @@ export function scanSecrets(input: string, gate = true): SecretFinding[] {
   if (!any && !FIND_RULES.some((r) => r.find!(text).length > 0)) return out;
   const seen = new Set<string>();
   const push = (rule: SecretRule, line: number, value: string): void => {
-    const masked = mask(value);
+    const masked = mask(value, rule.prefixed === true);
     const k = `${line}\0${masked}`;
     if (seen.has(k)) return;
     seen.add(k);
@@ -428,13 +432,13 @@ export function scanSecrets(input: string, gate = true): SecretFinding[] {
 export function redactSecrets(text: string): string {
   if (!scanSecrets(text).length) return text;
   // a private key is masked from its BEGIN line to its END line (or the end of the text)
-  let out = normalizeForScan(text).replace(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[^\n]*?-----|$)/g, (m) => mask(m));
+  let out = normalizeForScan(text).replace(/-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[^\n]*?-----|$)/g, (m) => mask(m, true));
   for (let i = 0; i < SECRET_RULES.length; i++) {
     const rule = SECRET_RULES[i]!;
     out = out.replace(globalRe(i), (...a: unknown[]) => {
       const m0 = a[0] as string;
       const value = rule.group ? (a[rule.group] as string | undefined) ?? m0 : m0;
-      return m0.replace(value, mask(value));
+      return m0.replace(value, mask(value, rule.prefixed === true));
     });
   }
   // whatever is left (a split token) is cut: never quote a line that still scans as a secret
