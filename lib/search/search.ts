@@ -49,7 +49,7 @@ import type { Unit } from './units.js';
 import type { Ctx } from '../core/context.js';
 import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { activationOn, type ActivationInput } from './activation.js';
-import { STRIDE, unitAliases, type Doc, type FileArrays, type IndexView } from './corpus.js';
+import { loadCorpusFresh, STRIDE, unitAliases, type Doc, type FileArrays, type IndexView } from './corpus.js';
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
@@ -820,7 +820,10 @@ export async function loadIndex(ctx: Ctx): Promise<IndexView> {
 /**
  * Run `fn` on the index. A file changed between the freshness check and the read of its entries:
  * once more on a fresh view (which re-reads that file). Another process replaced the cache
- * mid-read (or the file changed again): on the files, the cache written again.
+ * mid-read (or the file changed again): on the files, the cache written again. A file that keeps
+ * changing under the query even then (a writer appending to SESSION-STATE.md as fast as the query
+ * reads it; seen in the chaos test): on one read of the files held in memory, which cannot go
+ * stale while the query runs (what changes after it is seen by the next query).
  */
 export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promise<T> {
   const { openIndex, rebuildIndex, StaleBuildError, ChangedFileError } = await lazyImport('search/cache.js', () => import('./cache.js'));
@@ -835,6 +838,11 @@ export async function withIndex<T>(ctx: Ctx, fn: (index: IndexView) => T): Promi
         if (!(e2 instanceof StaleBuildError)) throw e2;
       }
     }
-    return fn(rebuildIndex(ctx)); // built from the files, and the cache written again
+    try {
+      return fn(rebuildIndex(ctx)); // built from the files, and the cache written again
+    } catch (e3) {
+      if (!(e3 instanceof StaleBuildError)) throw e3;
+      return fn(loadCorpusFresh(ctx.root));
+    }
   }
 }
