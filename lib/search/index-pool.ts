@@ -52,7 +52,7 @@ export function poolSize(env: NodeJS.ProcessEnv = {}, build: { files: number; by
 
 function machine(): { cores: number; load: number } {
   const os = process.getBuiltinModule('node:os') as typeof import('node:os');
-  return { cores: os.availableParallelism?.() ?? os.cpus().length, load: os.loadavg()[0] ?? 0 };
+  return { cores: os.availableParallelism(), load: os.loadavg()[0] ?? 0 };
 }
 
 /** The worker's module beside this one (the bundle's dist/cli/_index-worker.js, or dist/lib/search/index-worker.js), if built. */
@@ -78,10 +78,10 @@ export interface PoolOptions {
   batchBytes?: number;
   /**
    * The main thread's share: encode files [from, to) itself, in order (the build's own addText).
-   * Given, the main thread takes every (W + 1)-th batch, the first included, instead of waiting
-   * while the workers encode: with one worker, each thread does about half.
+   * The main thread takes every (W + 1)-th batch, the first included, instead of waiting while the
+   * workers encode: with one worker, each thread does about half.
    */
-  own?: (from: number, to: number) => void;
+  own: (from: number, to: number) => void;
 }
 
 /**
@@ -116,16 +116,16 @@ export function encodeOnWorkers(root: string, files: PoolFile[], dict: Dictionar
       workers.push(worker);
       ports.push(port1);
     }
-    // batch b's thread: worker b mod S, or with a share of its own the main thread at b mod S = 0
-    const S = o.own ? W + 1 : W;
-    const worker = (b: number): number => (o.own ? (b % S) - 1 : b % S);
+    // batch b's thread: the main thread at b mod S = 0, else worker (b mod S) - 1
+    const S = W + 1;
+    const worker = (b: number): number => (b % S) - 1;
     let sent = 0; // the batches looked at for sending: those of workers are sent, up to 2 per worker ahead
     const send = (): void => { const b = sent++; const w = worker(b); if (w >= 0) ports[w]!.postMessage(files.slice(batches[b]!, batches[b + 1]!).map((f) => f.path)); };
     for (let b = 0; b < nb; b++) {
       while (sent < nb && sent < b + 2 * S) send();
       const w = worker(b);
       if (w < 0) {
-        o.own!(batches[b]!, batches[b + 1]!);
+        o.own(batches[b]!, batches[b + 1]!);
         done = batches[b + 1]!;
         continue;
       }
