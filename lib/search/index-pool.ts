@@ -28,8 +28,13 @@ const MAX_TERMS = 10_000;
 const YOUNG_MB = 2;
 /** Most workers. */
 const MAX_WORKERS = 4;
-/** Most files a build takes a worker for unasked: its heap is ~20-25 MB more at the peak (a 50,000-file build would pass 200 MB). */
-export const AUTO_WORKER_FILES = 20_000;
+/**
+ * Most files a build takes a worker for unasked. A worker adds ~30-35 MB to the process's peak
+ * (its V8 heap and its thread's malloc arena); the main thread's peak, with the young generation
+ * held small (core/heap.ts), is ~70 MB plus ~1.6 MB per 1,000 files (147-152 MB at 50,000 notes):
+ * up to ~60,000 files the two stay under the 200 MB ceiling (182 MB at 50,000).
+ */
+export const AUTO_WORKER_FILES = 60_000;
 /** Least text a build takes a worker for unasked: below it, starting the worker (~30-50 ms) costs more than it saves. */
 export const AUTO_WORKER_BYTES = 4 * 1024 * 1024;
 
@@ -104,6 +109,9 @@ export function encodeOnWorkers(root: string, files: PoolFile[], dict: Dictionar
   const ports: MessagePort[] = [];
   const taken = new Int32Array(W);
   const xl = Array.from({ length: W }, () => ({ a: new Int32Array(1024), n: 0 }));
+  // each worker's two shared answer buffers (index-worker.ts): a worker's batch k + 2 is sent only
+  // after its batch k was taken (the send loop below runs at most 2 of a worker's batches ahead)
+  const shared = Array.from({ length: W }, (): Int32Array[] => [new Int32Array(0), new Int32Array(0)]);
   let done = 0;
   try {
     for (let w = 0; w < W; w++) {
@@ -136,7 +144,8 @@ export function encodeOnWorkers(root: string, files: PoolFile[], dict: Dictionar
       if (ans.reset) t.n = 0;
       if (t.n + ans.terms.length > t.a.length) { const g = new Int32Array(Math.max(t.n + ans.terms.length, 2 * t.a.length)); g.set(t.a.subarray(0, t.n)); t.a = g; }
       for (const term of ans.terms) t.a[t.n++] = dict.id(term);
-      const data = ans.data;
+      if (ans.grown) shared[w]![ans.buffer] = ans.grown;
+      const data = shared[w]![ans.buffer]!;
       let at = 0;
       for (let i = batches[b]!, k = 0; i < batches[b + 1]!; i++, k++) {
         const entries = ans.entries[k]!;
