@@ -12,6 +12,7 @@ import { MemoryIndex, readAndIndex, type IndexView } from './corpus.js';
 import { setCjkMode } from './tokenize.js';
 import { INDEX_DIR, openManifest, readFileTable, readManifest, REBUILD_AT, REBUILD_BYTES, type DirRow } from './index-format.js';
 import { IndexBuilder } from './index-build.js';
+import { withSmallYoungGeneration } from '../core/heap.js';
 import { poolSize } from './index-pool.js';
 import { checkFreshness, freshnessSourceFor, scanFiles, type Scan } from './freshness.js';
 import { CachedIndex } from './index-view.js';
@@ -83,7 +84,7 @@ function remapDirs(scan: Scan, at: Int32Array, nfiles: number): DirRow[] {
 /** Build the full index from the files, write it to the cache, return it. */
 export function rebuildIndex(ctx: Ctx): IndexView {
   applyTokenizerEnv(ctx.env);
-  return buildFrom(ctx, scanFiles(ctx.root));
+  return withSmallYoungGeneration(() => buildFrom(ctx, scanFiles(ctx.root)));
 }
 
 /** The index for ctx.root: the cache plus changed files, or a rebuild when too much changed. */
@@ -92,15 +93,17 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
   const src = freshnessSourceFor(ctx.root);
   const o = src ? src.manifest(() => openManifest(ctx.root)) : openManifest(ctx.root);
   if (!o) {
-    const scan = scanFiles(ctx.root);
-    if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
-    return buildFrom(ctx, scan);
+    return withSmallYoungGeneration(() => {
+      const scan = scanFiles(ctx.root);
+      if (report) Object.assign(report, { mode: 'built', changed: -1, files: scan.files.length });
+      return buildFrom(ctx, scan);
+    });
   }
   const fr = src ? src.freshness(o.m, o.ft, o.paths) : checkFreshness(ctx.root, o.m, o.ft, o.paths, ctx.env);
   if (report) Object.assign(report, { mode: 'cache', changed: fr.changed.length + fr.gone, files: fr.files });
   if (fr.changed.length + fr.gone > REBUILD_AT || fr.bytes > REBUILD_BYTES) {
     if (report) report.mode = 'built';
-    return buildFrom(ctx, scanFiles(ctx.root));
+    return withSmallYoungGeneration(() => buildFrom(ctx, scanFiles(ctx.root)));
   }
   const fresh = new MemoryIndex();
   for (const p of fr.changed) {
