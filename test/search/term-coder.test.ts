@@ -129,6 +129,7 @@ describe('how many workers a build takes', () => {
     expect(poolSize({}, { files: 300, bytes: AUTO_WORKER_BYTES - 1 }, idle)).toBe(0); // small: the worker's start costs more
     expect(poolSize({}, { files: AUTO_WORKER_FILES + 1, bytes: 200 * 1024 * 1024 }, idle)).toBe(0); // its heap would pass the 200 MB ceiling
     expect(poolSize({}, big, { cores: 2, load: 1.5 })).toBe(0); // no core idle
+    expect(poolSize({}, big, { cores: 2, load: 1 })).toBe(0); // one busy elsewhere: the build's own thread takes the other
     expect(poolSize({}, big, { cores: 1, load: 0 })).toBe(0);
     expect(poolSize({}, big, { cores: 8, load: 3 })).toBe(1);
     expect(poolSize({ MEMTIER_INDEX_WORKERS: '0' }, big, idle)).toBe(0);
