@@ -2,7 +2,8 @@
  * `memtier adopt [--dry-run]`: move OpenClaw daily files (memory/YYYY-MM-DD.md,
  * memory/YYYY-MM-DD-slug.md) into memory/episodic/ under the same name. A name already taken
  * keeps both (the newcomer gets -2, -3, … before .md); nothing is overwritten or rewritten.
- * Notes without frontmatter are listed as untyped and left where they are.
+ * Notes without frontmatter are listed as untyped and left where they are; notes outside the
+ * memory (other folders of the root) are counted, with how to bring them in.
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { addDays, localDate } from '../core/clock.js';
-import { classify, listMemoryFiles, PATHS } from '../format/layout.js';
+import { classify, listMemoryFiles, outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
 import { startsWithFrontmatter } from '../format/frontmatter.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 
@@ -64,7 +65,11 @@ workspace memtier writes the day there too: one file per day). When the name is 
 memory/episodic/, both are kept: the newcomer becomes NAME-2.md (then -3, …). Nothing is ever overwritten.
 
 Notes without frontmatter are listed as untyped and left where they are (memtier never rewrites
-them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM notes.`,
+them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM notes.
+
+Markdown notes outside the memory (folders other than memory/ and knowledge/, loose notes at the
+root) are counted per folder, with how to bring them in: memtier does not move a person's own
+folders (--json: outside).`,
   flags: [{ name: 'dry-run', type: 'boolean', description: 'print what would move; change nothing' }],
   examples: ['memtier adopt --dry-run', 'memtier adopt', 'memtier adopt --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
@@ -109,7 +114,9 @@ them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM 
       for (const u of untyped) lines.push(`  ${u}`);
       lines.push('  (give one a frontmatter block with "tags:" on line 2 to make it a WARM note)');
     }
+    const outside = outsideNotes(root);
+    lines.push(...outsideNotesText(outside));
     if (dry && moves.length) lines.push('dry run: nothing changed; run "memtier adopt" to move them');
-    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, left: recent, untyped } };
+    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, left: recent, untyped, outside: outside.folders, ...(outside.partial ? { outsidePartial: true } : {}) } };
   },
 };

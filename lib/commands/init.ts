@@ -13,7 +13,7 @@ import { localDate } from '../core/clock.js';
 import { findBin } from '../core/bin.js';
 import { shq } from '../lifecycle/cron.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { PATHS } from '../format/layout.js';
+import { outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
 import { usedTags } from '../health/checks/tag-vocabulary.js';
 import { parseVocabulary } from '../health/vocabulary.js';
 import { loadSnapshot } from '../memory/snapshot.js';
@@ -211,6 +211,12 @@ an existing OpenClaw workspace: SOUL.md, USER.md, MEMORY.md and memory/YYYY-MM-D
 are (run "memtier adopt" to move daily files into memory/episodic/). Reports what it created and
 what it kept. The contract of every file is copied to memory/FORMAT.md.
 
+memtier reads MEMORY.md, SESSION-STATE.md, todos.md, USER.md, TOOLS.md, memory/ and knowledge/.
+When the folder holds other markdown notes (an Obsidian vault's Daily/ or People/, loose notes at
+its root), init says how many, where, and how to bring them in (move them into memory/, where they
+are read in place); --json: outside ([{dir, files, example}]). Host instructions (AGENTS.md, SOUL.md,
+CLAUDE.md…), README.md and skills/ are not counted.
+
 In a folder that already has notes, the memory/TAGS.md init creates (the generic vocabulary) also
 gets the tags those notes use (tags lines and inline #tags, as health's tag-vocabulary check reads
 them) on a "- found in this memory: …" line, so add and wal accept them; init says which (--json:
@@ -252,6 +258,8 @@ it set up: every memory path in a new repository, only the files init created in
       if (!args.quiet) for (const c of r.created) lines.push(`  + ${c}`);
     }
     if (!args.quiet && r.kept.length && r.created.length) for (const k of r.kept) lines.push(`  = ${k} (kept)`);
+    const outside = outsideNotes(root);
+    lines.push(...outsideNotesText(outside));
     if (r.tagsAdded?.length) lines.push(`added ${r.tagsAdded.length} tag${r.tagsAdded.length === 1 ? '' : 's'} this memory already uses to ${PATHS.tags} ("found in this memory"): ${r.tagsAdded.join(', ')}`);
     if (r.git) {
       lines.push(`git: ${r.git.already ? 'already a repository' : 'initialized'}; .gitignore ${r.git.gitignore}; .gitattributes ${r.git.gitattributes}; ${r.git.commit ? `committed ${r.git.commit.slice(0, 10)}` : `not committed (${r.git.notCommitted ?? 'nothing new'})`}`);
@@ -295,6 +303,6 @@ it set up: every memory path in a new repository, only the files init created in
       const rootFlag = root === ctx.root ? '' : ` --root ${at}`;
       lines.push('', 'next:', `  memtier wal${rootFlag} task "what you are working on"`, `  memtier boot${rootFlag}`, `  memtier health${rootFlag}`);
     }
-    return { text: lines.join('\n'), json: { ok: true, ...r, ...(claudeCode ? { claudeCode: claudeCode.map(({ before: _b, ...c }) => c) } : {}), ...(codex ? { codex } : {}), ...(openclaw ? { openclaw } : {}) } };
+    return { text: lines.join('\n'), json: { ok: true, ...r, outside: outside.folders, ...(outside.partial ? { outsidePartial: true } : {}), ...(claudeCode ? { claudeCode: claudeCode.map(({ before: _b, ...c }) => c) } : {}), ...(codex ? { codex } : {}), ...(openclaw ? { openclaw } : {}) } };
   },
 };

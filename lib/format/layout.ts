@@ -108,6 +108,10 @@ export function classify(rel: string): FileInfo {
   if (r.startsWith(PATHS.reviews + '/')) return { rel: r, kind: 'review', tier: 'generated' };
   // OpenClaw's own memory flush: memory/YYYY-MM-DD.md and memory/YYYY-MM-DD-slug.md
   if (/^memory\/\d{4}-\d{2}-\d{2}(?:-[^/]*)?\.md$/.test(r)) return withDate('legacy-daily', 'cold');
+  // a person's daily note in a folder of their own (an Obsidian vault's Daily/2026-11-20.md moved
+  // into memory/): a note, read in place and never archived, dated by its name (review and
+  // consolidate read it as that day's free-form text; search's time filters know its day)
+  if (r.startsWith(PATHS.memoryDir + '/')) return withDate('note', 'warm');
   return { rel: r, kind: 'note', tier: 'warm' };
 }
 
@@ -149,4 +153,66 @@ export function listMemoryFiles(root: string): string[] {
   if (top.get(PATHS.memoryDir)?.isDirectory()) walk(PATHS.memoryDir);
   if (top.get(PATHS.knowledge)?.isDirectory()) walk(PATHS.knowledge);
   return out.sort();
+}
+
+/**
+ * Root-level markdown files that are instructions or project papers, not notes: a host's (AGENTS.md,
+ * SOUL.md, IDENTITY.md, HEARTBEAT.md, BOOTSTRAP.md, CLAUDE.md, GEMINI.md) or a repository's.
+ */
+const NOT_NOTES = new Set(['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'HEARTBEAT.md', 'BOOTSTRAP.md', 'CLAUDE.md', 'GEMINI.md', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'LICENSE.md', 'SECURITY.md', 'CODE_OF_CONDUCT.md']);
+/** Top-level folders that hold no notes: a host's skills (instructions), and the ones listMemoryFiles skips. */
+const NOT_NOTE_DIRS = new Set([...SKIP_DIRS, 'skills', PATHS.memoryDir, PATHS.knowledge]);
+/** Directory entries looked at, at most, by outsideNotes (a memory root inside a large tree stays cheap). */
+const OUTSIDE_WALK_MAX = 20_000;
+
+/**
+ * Markdown notes under the root that memtier does not read (it reads the root files it knows,
+ * memory/ and knowledge/): per top-level folder ('.' for loose root-level notes), how many, and one
+ * of them. A folder of someone's notes (an Obsidian vault's Daily/ or People/) is what a person who
+ * runs `memtier init` in it expects to be searched; init and adopt say that it is not, and how to
+ * bring it in. Real files and folders only (no links), at most OUTSIDE_WALK_MAX entries looked at
+ * (`partial` then).
+ */
+export function outsideNotes(root: string): { folders: { dir: string; files: number; example: string }[]; partial: boolean } {
+  let seen = 0;
+  const count = (relDir: string, acc: { files: number; example: string }): void => {
+    let ents: Dirent[];
+    try { ents = readdirSync(join(root, relDir), { withFileTypes: true }); } catch { return; }
+    ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of ents) {
+      if (++seen > OUTSIDE_WALK_MAX) return;
+      const rel = `${relDir}/${d.name}`;
+      if (d.isDirectory()) {
+        if (!SKIP_DIRS.has(d.name) && !d.name.startsWith('.')) count(rel, acc);
+      } else if (d.isFile() && d.name.endsWith('.md')) {
+        if (acc.files++ === 0) acc.example = rel;
+      }
+    }
+  };
+  let top: Dirent[];
+  try { top = readdirSync(root, { withFileTypes: true }); } catch { return { folders: [], partial: false }; }
+  top.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const folders: { dir: string; files: number; example: string }[] = [];
+  const loose = top.filter((d) => d.isFile() && d.name.endsWith('.md') && !(ROOT_FILES as readonly string[]).includes(d.name) && !NOT_NOTES.has(d.name));
+  if (loose.length) folders.push({ dir: '.', files: loose.length, example: loose[0]!.name });
+  for (const d of top) {
+    if (!d.isDirectory() || NOT_NOTE_DIRS.has(d.name) || d.name.startsWith('.')) continue;
+    const acc = { files: 0, example: '' };
+    count(d.name, acc);
+    if (acc.files) folders.push({ dir: d.name, ...acc });
+    if (seen > OUTSIDE_WALK_MAX) break;
+  }
+  return { folders, partial: seen > OUTSIDE_WALK_MAX };
+}
+
+/** A line or two saying which notes memtier does not read and how to bring them in (init, adopt). */
+export function outsideNotesText(o: ReturnType<typeof outsideNotes>): string[] {
+  if (o.folders.length === 0) return [];
+  const n = o.folders.reduce((s, f) => s + f.files, 0);
+  const where = o.folders.map((f) => `${f.dir === '.' ? 'the root' : `${f.dir}/`} (${f.files})`).join(', ');
+  const dirs = o.folders.filter((f) => f.dir !== '.').map((f) => f.dir);
+  return [
+    `${n}${o.partial ? '+' : ''} markdown note${n === 1 ? '' : 's'} here ${n === 1 ? 'is' : 'are'} not part of the memory, so search, recall and health do not read ${n === 1 ? 'it' : 'them'}: ${where}`,
+    `  memtier reads ${PATHS.memoryIndex}, ${PATHS.sessionState}, ${PATHS.todos}, ${PATHS.memoryDir}/ and ${PATHS.knowledge}/; move notes into ${PATHS.memoryDir}/ to make them memory (read in place, never rewritten)${dirs.length ? `, e.g. mv ${dirs.map((d) => (/^[A-Za-z0-9_.-]+$/.test(d) ? d : JSON.stringify(d))).join(' ')} ${PATHS.memoryDir}/` : ''}`,
+  ];
 }

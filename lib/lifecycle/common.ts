@@ -98,6 +98,13 @@ export function applyPlanned<R>(
 
 export interface DayFile extends FileInfo { date: string }
 
+/**
+ * The files whose text is a day's, for review and consolidate: episodic days, OpenClaw's daily
+ * files, and a person's dated notes (memory/Daily/2026-11-20.md: kind note, dated by its name;
+ * never archived, which dayFiles' default kinds are for).
+ */
+export const DAY_KINDS: FileInfo['kind'][] = ['episodic', 'legacy-daily', 'note'];
+
 /** Episodic days (memory/episodic/ and OpenClaw's memory/YYYY-MM-DD*.md), sorted by date then path. */
 export function dayFiles(root: string, kinds: FileInfo['kind'][] = ['episodic', 'legacy-daily']): DayFile[] {
   const out: DayFile[] = [];

@@ -31,7 +31,7 @@ import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
 import { planTrashRetention } from './trash.js';
-import { applyPlanned, cite, dayFiles, plural, read, type Op } from './common.js';
+import { applyPlanned, cite, DAY_KINDS, dayFiles, plural, read, type Op } from './common.js';
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
@@ -116,7 +116,7 @@ function withExtraction(ctx: Ctx, date: string, day: MemEntry[]): MemEntry[] {
     const p = extract([{ role: 'user', content: e.text }], o).proposals[0];
     return p ? { ...e, type: p.type } : e;
   });
-  for (const f of dayFiles(ctx.root).filter((d) => d.date === date)) {
+  for (const f of dayFiles(ctx.root, DAY_KINDS).filter((d) => d.date === date)) {
     const text = read(ctx, f.rel);
     if (!text) continue;
     for (const u of freeFormEntries(f.rel, text, f)) {

@@ -23,7 +23,7 @@ import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../fo
 import { classify, OPEN_SECTION_RE, PATHS } from '../format/layout.js';
 import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
-import { applyPlanned, cite, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
+import { applyPlanned, cite, DAY_KINDS, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
 import { freeFormEntries, titleOf } from './pipeline.js';
 
@@ -228,7 +228,7 @@ function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'
 }
 
 function readDays(ctx: Ctx, from: string, to: string): { rel: string; date: string; text: string }[] {
-  return dayFiles(ctx.root)
+  return dayFiles(ctx.root, DAY_KINDS)
     .filter((f) => f.date >= from && f.date <= to)
     .map((f) => ({ rel: f.rel, date: f.date, text: read(ctx, f.rel) ?? '' }));
 }

@@ -197,3 +197,49 @@ describe('memtier adopt', () => {
     writeFileSync(join(root, 'keep'), '');
   });
 });
+
+describe('notes outside the memory (a folder of someone\'s own notes)', () => {
+  const vault = (): string => tmp({
+    'Daily/2026-05-12.md': '# 2026-05-12 Tuesday\n\nMet Priya about the blog.\nWe decided to go with Astro for the marketing site, static output.\n',
+    'Daily/2026-05-13.md': '# 2026-05-13\n\n决定明天上线新版官网。\n',
+    'People/Priya.md': '# Priya\n\nContent lead.\n',
+    'Ideas.md': '# Ideas\n\nTry Bun.\n',
+    'AGENTS.md': '# instructions for the agent\n',
+    'README.md': '# my vault\n',
+    'skills/x/SKILL.md': '# a skill\n',
+  });
+
+  it('init and adopt say which are not read and how to bring them in; host files, README and skills/ are not counted', async () => {
+    const root = vault();
+    const r = await runCli(['init', root, '--json']);
+    expect(r.code).toBe(0);
+    expect(json(r.stdout).outside).toEqual([
+      { dir: '.', files: 1, example: 'Ideas.md' },
+      { dir: 'Daily', files: 2, example: 'Daily/2026-05-12.md' },
+      { dir: 'People', files: 1, example: 'People/Priya.md' },
+    ]);
+    const text = (await runCli(['init', root])).stdout;
+    expect(text).toContain('4 markdown notes here are not part of the memory, so search, recall and health do not read them: the root (1), Daily/ (2), People/ (1)');
+    expect(text).toContain('mv Daily People memory/');
+    const a = await runCli(['adopt', '--dry-run', '--json'], { env: { MEMTIER_ROOT: root } });
+    expect(json(a.stdout).outside.map((f: { dir: string }) => f.dir)).toEqual(['.', 'Daily', 'People']);
+    // nothing of theirs moved or changed
+    expect(readFileSync(join(root, 'Daily/2026-05-12.md'), 'utf8')).toContain('We decided to go with Astro');
+  });
+
+  it('moved into memory/, they are searched, and review reads a dated note as its day (relative dates against that day)', async () => {
+    const root = vault();
+    await runCli(['init', root]);
+    spawnSync('mv', [join(root, 'Daily'), join(root, 'People'), join(root, 'memory') + '/']);
+    expect(classify('memory/Daily/2026-05-12.md')).toMatchObject({ kind: 'note', tier: 'warm', date: '2026-05-12' });
+    const init2 = json((await runCli(['init', root, '--json'])).stdout);
+    expect(init2.outside).toEqual([{ dir: '.', files: 1, example: 'Ideas.md' }]);
+    const s = json((await runCli(['search', 'astro marketing', '--json'], { env: { MEMTIER_ROOT: root } })).stdout);
+    expect(s.results[0].path).toBe('memory/Daily/2026-05-12.md');
+    const rv = json((await runCli(['review', '--dry-run', '--json'], { env: { MEMTIER_ROOT: root } })).stdout);
+    const found = JSON.stringify(rv);
+    expect(found).toContain('We decided to go with Astro for the marketing site');
+    expect(found).toContain('决定明天 (2026-05-14)上线新版官网');
+    expect(found).toContain('(from memory/Daily/2026-05-13.md#L1)');
+  });
+});

@@ -18,7 +18,7 @@ export const check: Check = {
     const notes = snap.files.filter((f) => f.kind === 'note');
     const out: Finding[] = [];
     if (daily.length) out.push({ check: 'unadopted', severity: 'info', file: daily[0]!.rel, message: `${daily.length} OpenClaw daily ${daily.length === 1 ? 'file' : 'files'} outside memory/episodic/`, fix: 'run "memtier adopt" when you want them in the tier model' });
-    if (notes.length) out.push({ check: 'unadopted', severity: 'info', file: notes[0]!.rel, message: `${notes.length} loose ${notes.length === 1 ? 'note' : 'notes'} outside the tier folders`, fix: 'run "memtier adopt" to file them under memory/semantic/ or memory/procedural/' });
+    if (notes.length) out.push({ check: 'unadopted', severity: 'info', file: notes[0]!.rel, message: `${notes.length} loose ${notes.length === 1 ? 'note' : 'notes'} outside the tier folders`, fix: 'nothing to fix: they are read in place and never rewritten; a dated one (Daily/2026-05-14.md) is read by review as its day; give a note a frontmatter block with "tags:" on line 2 to make it a tagged WARM note' });
     return { findings: out, figures: { legacyDaily: daily.length, looseNotes: notes.length } };
   },
 };
