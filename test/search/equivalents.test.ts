@@ -43,6 +43,15 @@ describe('equivalents for work, people and places', () => {
     expect((await ids(root, 'who owns regression testing for the app'))[0]).toBe('eqw00003');
     expect((await ids(root, '日本合作方的接口限流多少'))[0]).toBe('eqw00005');
   });
+
+  it('an analytics tool, a blog and a website find their Chinese lines (a bilingual vault trial: the decision ranked below two index lines)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [DECISION] 和 Marco 讨论了分析工具的合同，决定先用 Plausible 三个月 ^eqv00001\n- 10:00 [PEOPLE] Priya 负责博客迁移 ^eqv00002\n- 11:00 [EVENT] 新版官网下周上线 ^eqv00003\n- 12:00 [TECH] the printer on floor 3 jams ^eqv00004\n');
+    expect((await ids(root, 'what did we decide about the analytics tool'))[0]).toBe('eqv00001');
+    expect((await ids(root, 'who handles the blog migration'))[0]).toBe('eqv00002');
+    expect((await ids(root, 'when does the new website launch'))[0]).toBe('eqv00003');
+  });
 });
 
 describe('an equivalent standing in for a word the memory never writes', () => {
