@@ -180,6 +180,28 @@ function hotDocs(view: IndexView, history: Map<string, RecallRecord>, max: numbe
   return out;
 }
 
+/** A MEMORY.md index line: `- [Title](path) — hook`. */
+const INDEX_LINE = /^(?:[-*] )?\[[^\]]*\]\(([^)\s#]+)(?:#[^)]*)?\)/;
+
+/**
+ * Whether a result is a MEMORY.md index line whose file holds no entry yet (the skeleton's "Where
+ * things live" before anything was filed): it answers no question, and recall would spend the
+ * agent's budget on it above the entry that does (found in a trial on a new memory: "[References]
+ * — tools, docs, links" came first for "which analytics tool did we decide on"). Search still
+ * lists it: there it is a way to find where things live.
+ */
+function pointsNowhere(view: IndexView): (r: SearchResult) => boolean {
+  let at: Map<string, number> | undefined;
+  return (r) => {
+    if (r.kind !== 'memory-index') return false;
+    const m = INDEX_LINE.exec(r.text.trim());
+    if (!m) return false;
+    at ??= new Map(view.paths.map((p, i) => [p, i]));
+    const f = at.get(m[1]!);
+    return f !== undefined && view.live(f) && view.fileDocs(f).length === 0;
+  };
+}
+
 /** Build the recall block for `query`. */
 export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Promise<RecallBlock> {
   const nowMs = ctx.clock.now().getTime();
@@ -217,7 +239,11 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
       const opts: Parameters<typeof rank>[3] = { k: budget.limit, history };
       if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
       const resp = rank(ctx, view, query, opts);
-      for (const r of resp.results) if (!take(r, hotKeys.has(r.key))) break;
+      const nowhere = pointsNowhere(view);
+      for (const r of resp.results) {
+        if (nowhere(r)) continue;
+        if (!take(r, hotKeys.has(r.key))) break;
+      }
       return;
     }
     // no question (a session's start): the most recalled entries

@@ -156,3 +156,22 @@ describe('recall', () => {
     expect(bad.stderr).toContain('--context-used');
   });
 });
+
+describe('recall and MEMORY.md index lines', () => {
+  it('leaves out an index line whose file holds nothing yet, and keeps it once the file holds an entry; search lists it either way', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n\n## Where things live\n- [Decisions](memory/semantic/decisions.md) — final decisions with why\n',
+      'memory/semantic/decisions.md': '---\ntags: [decisions]\n---\n# Decisions\n\n<!-- [DECISION] entries, with why -->\n',
+      'memory/episodic/2026-05-14.md': '- 10:00 [EVENT] we talked about the analytics vendor and what to decide next week ^ev000001\n',
+    });
+    roots.push(root);
+    const before = await recall(testCtx(root), 'what did we decide', { noCache: true, noRecord: true });
+    expect(before.text).not.toContain('[Decisions](memory/semantic/decisions.md)');
+    expect(before.text).toContain('analytics vendor');
+    const s = JSON.parse((await runCli(['search', '--root', root, 'what did we decide', '--json'])).stdout);
+    expect(s.results.map((r: { path: string }) => r.path)).toContain('MEMORY.md');
+    writeFileSync(join(root, 'memory/semantic/decisions.md'), '---\ntags: [decisions]\n---\n# Decisions\n\n- 2026-05-14 [DECISION] Plausible for analytics, three months ^dc000001\n');
+    const after = await recall(testCtx(root), 'what did we decide', { noCache: true, noRecord: true });
+    expect(after.text).toContain('[Decisions](memory/semantic/decisions.md)');
+  });
+});
