@@ -95,9 +95,14 @@ export function cite(r: SearchResult): string {
   return r.endLine > r.line ? `${r.path}#L${r.line}-L${r.endLine}` : `${r.path}#L${r.line}`;
 }
 
+/** Kinds whose heading names what an entry is about (a note's title, "Priya Shah", "Website Redesign › Tasks"), unlike a log's day or section. */
+const TITLED_KINDS = new Set(['note', 'semantic', 'procedural', 'knowledge', 'graph', 'profile']);
+
 function lineFor(r: SearchResult, hot: boolean): string {
   const text = r.text.replace(/\s+/g, ' ').trim();
-  return `- ${hot ? '★ ' : ''}${r.type ? `[${r.type}] ` : ''}${r.date && r.kind !== 'memory-index' ? `${r.date} ` : ''}${text} (${cite(r)})`;
+  // "Role: content lead." says nothing without the note's title ("Priya Shah — Role: content lead.")
+  const heading = r.heading && r.kind && TITLED_KINDS.has(r.kind) && !text.includes(r.heading) && !(r.date && r.heading.includes(r.date)) ? `${r.heading.replace(/\s+/g, ' ').trim()} — ` : '';
+  return `- ${hot ? '★ ' : ''}${r.type ? `[${r.type}] ` : ''}${r.date && r.kind !== 'memory-index' ? `${r.date} ` : ''}${heading}${text} (${cite(r)})`;
 }
 
 function cacheKey(query: string, o: RecallOptions, state: string): string {

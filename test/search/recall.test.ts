@@ -175,3 +175,17 @@ describe('recall and MEMORY.md index lines', () => {
     expect(after.text).toContain('[Decisions](memory/semantic/decisions.md)');
   });
 });
+
+describe('recall lines of notes', () => {
+  it('carry the note\'s title where the text does not name it, and a day\'s heading never repeats the date', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/People/Priya.md': '# Priya Shah\r\n\r\nRole: content lead. Prefers async updates over meetings.\r\n',
+      'memory/Daily/2026-05-13.md': '# 2026-05-13 Wednesday\n\nPriya asked for async updates on the blog migration.\n',
+    });
+    roots.push(root);
+    const b = await recall(testCtx(root), 'how does Priya like her updates', { noCache: true, noRecord: true });
+    expect(b.text).toContain('- Priya Shah — Role: content lead. Prefers async updates over meetings. (memory/People/Priya.md#L1-L3)');
+    expect(b.text).toContain('- 2026-05-13 Priya asked for async updates on the blog migration. (memory/Daily/2026-05-13.md#L1-L3)');
+  });
+});
