@@ -213,6 +213,6 @@ export function outsideNotesText(o: ReturnType<typeof outsideNotes>): string[] {
   const dirs = o.folders.filter((f) => f.dir !== '.').map((f) => f.dir);
   return [
     `${n}${o.partial ? '+' : ''} markdown note${n === 1 ? '' : 's'} here ${n === 1 ? 'is' : 'are'} not part of the memory, so search, recall and health do not read ${n === 1 ? 'it' : 'them'}: ${where}`,
-    `  memtier reads ${PATHS.memoryIndex}, ${PATHS.sessionState}, ${PATHS.todos}, ${PATHS.memoryDir}/ and ${PATHS.knowledge}/; move notes into ${PATHS.memoryDir}/ to make them memory (read in place, never rewritten)${dirs.length ? `, e.g. mv ${dirs.map((d) => (/^[A-Za-z0-9_.-]+$/.test(d) ? d : JSON.stringify(d))).join(' ')} ${PATHS.memoryDir}/` : ''}`,
+    `  memtier reads ${PATHS.memoryIndex}, ${PATHS.sessionState}, ${PATHS.todos} (and the root files it knows), ${PATHS.memoryDir}/ and ${PATHS.knowledge}/; move notes into ${PATHS.memoryDir}/ to make them memory (read in place, never rewritten)${dirs.length ? `, e.g. mv ${dirs.map((d) => (/^[A-Za-z0-9_.-]+$/.test(d) ? d : JSON.stringify(d))).join(' ')} ${PATHS.memoryDir}/` : ''}`,
   ];
 }
