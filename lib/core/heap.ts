@@ -1,11 +1,12 @@
 /**
- * A long, allocation-heavy pass (the first index build of a large memory, health's first run)
- * run with V8's young generation held at its starting size. Left to itself V8 doubles the young
- * generation's two semi-spaces up to 16 MB each whenever many young objects survive a scavenge,
- * which the scan of 50,000 files does at once (52 → 94 MB resident before the build's first
- * file), and keeps them: the pass's garbage is short-lived (a file's text, its tokens), so a small
- * young generation costs it no time and the process's peak ~15-30 MB less (measured: the first
- * build at 50,000 notes 180 → 152 MB on one thread, 10,000 notes 130 → 111 MB on Node 24).
+ * The first index build of a large memory (or a rebuild) run with V8's young generation held at
+ * its starting size. Left to itself V8 doubles the young generation's two semi-spaces up to 16 MB
+ * each whenever many young objects survive a scavenge, which the scan of 50,000 files does at once
+ * (52 → 94 MB resident before the build's first file), and keeps them: the build's garbage is
+ * short-lived (a file's text, its tokens), so a small young generation costs it ~5 % more CPU on
+ * one thread and the process's peak ~15-35 MB less (measured: the first build at 50,000 notes
+ * 180 → 147 MB on one thread, 10,000 notes 130 → 111 MB on Node 24). health's first run was
+ * measured too and gains nothing from it (152-154 MB either way), so it does not use it.
  *
  * V8 reads --semi-space-growth-factor each time it would grow the young generation, so it is set
  * for the pass and put back to V8's default (2) after it; left alone when the process was started

@@ -6,7 +6,7 @@
  * used in turn, a new one sent only when the batch outgrows it. The build is done with a batch
  * before it sends the one that reuses its buffer (index-pool.ts), and no buffer per batch is
  * allocated in one thread and freed in the other (each such buffer stayed in the worker's malloc
- * arena: at 50,000 notes ~15 MB of the process's peak). When its dictionary holds more than
+ * arena: at 50,000 notes ~3 MB of the process's peak). When its dictionary holds more than
  * `maxTerms` terms it is emptied before the next batch, and the answer says so (`reset`).
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
@@ -19,9 +19,8 @@ export interface BatchAnswer {
   reset: boolean;
   terms: string[];
   entries: Int32Array;
-  /** Which of the two shared buffers holds the batch (its first `used` ints). */
+  /** Which of the two shared buffers holds the batch (from its start, as the entry counts say). */
   buffer: number;
-  used: number;
   /** That buffer, when it is new (the last one sent for `buffer` otherwise). */
   grown?: Int32Array;
   error?: string;
@@ -54,7 +53,7 @@ port.on('message', (paths: string[]) => {
     let grown: Int32Array | undefined;
     if (!buf || buf.length < out.n) buf = shared[buffer] = grown = new Int32Array(new SharedArrayBuffer(4 * Math.max(out.n, 2 * (buf?.length ?? 0))));
     buf.set(out.view());
-    answer = { reset, terms, entries, buffer, used: out.n, ...(grown ? { grown } : {}) };
+    answer = { reset, terms, entries, buffer, ...(grown ? { grown } : {}) };
     port.postMessage(answer, [entries.buffer]);
   } catch (e) {
     port.postMessage({ error: String(e) });
