@@ -63,7 +63,7 @@ export const command: CommandSpec = {
   summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them',
   usage: ['extract [--auto] TEXT [--apply] [--explain]', 'extract --file F [--apply]', 'extract --messages F|- [--roles user,assistant] [--apply]', 'extract --validate F [--apply]'],
   description: `Finds preferences and standing instructions (PREF), decisions (DECISION), lessons and
-corrections (LESSON), deadlines and dated events (EVENT), people and roles (PEOPLE), tools, versions,
+corrections (LESSON), deadlines and dated events (EVENT), people, their roles and what a named person prefers (PEOPLE), tools, versions,
 hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and Chinese, by keyword
 rules (lib/capture/rules.ts): "I prefer", "let's go with", "we decided", "from now on", "never
 again", "不要用", "以后", "决定", "下周五之前", "负责", …. Each proposal has its type, its text with

@@ -56,8 +56,11 @@ export const command: CommandSpec = {
     'recall --messages FILE [--query-mode message|recent|full] [--context-used F] [--max-chars N] [--json]',
   ],
   description: [
-    'Prints the block an agent host prepends before a reply (Active Memory): hot-tier entries first (recalled 5 times',
-    'or more, up to 3, marked ★), then the best-ranked entries for the query, one line each with a path#Lline citation.',
+    'Prints the block an agent host prepends before a reply (Active Memory): the best-ranked entries for the query,',
+    'one line each with a path#Lline citation; a hot-tier entry (recalled 5 times or more) is marked ★ and shown only',
+    'when it matches, in its place by score (without a query: up to 3 hot entries). A note\'s line starts with its',
+    'title when its text does not name it ("Priya Shah — Role: content lead."); a MEMORY.md index line whose file',
+    'holds no entry yet (a new memory\'s "Where things live") is left out (search still lists it).',
     '',
     'Budget: --context-used F (fraction of the context window already used) sets how many entries fit:',
     'under 0.30 → 10; 0.30–0.70 → 10 down to 4 along t²; 0.70–0.85 → 4 down to 2; above 0.85 → 2. --max-chars caps the',
