@@ -150,6 +150,19 @@ export function blankComments(text: string): string {
   return text.includes('<!--') ? text.replace(/<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, ' ')) : text;
 }
 
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/**
+ * A section holding nothing but a table's header and delimiter rows, e.g. a template's
+ * `| project | status | next step | updated |` before any project is in it: column names are not
+ * memory (the skeleton's project tracker matched "updates" on a new memory).
+ */
+export function isEmptyTable(lines: readonly string[]): boolean {
+  const rows = lines.filter((l) => l.trim());
+  return rows.length > 0 && rows.length <= 2 && TABLE_DELIMITER.test(rows[rows.length - 1]!) && rows.slice(0, -1).every((l) => TABLE_ROW.test(l));
+}
+
 /** Split one file's text into units. The vocabulary and the format contract (meta) and the palace views (copies of entries) have none. */
 export function fileUnits(rel: string, text: string): Unit[] {
   const info = classify(rel);
@@ -177,7 +190,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
   };
   const headingPath = (): string => [title, ...headings.filter(Boolean)].filter((h, i, a) => h && a.indexOf(h) === i).join(' › ');
   const flushSection = (): void => {
-    if (section && section.lines.some((l) => l.trim())) {
+    if (section && section.lines.some((l) => l.trim()) && !isEmptyTable(section.lines)) {
       const u = base(section.start);
       u.endLine = section.end;
       u.text = section.lines.join('\n').trim();

@@ -19,6 +19,17 @@ describe('search leaves out what is not memory', () => {
     const q = await runCli(['search', 'weekly review questions', '--root', root, '--json']);
     expect(JSON.parse(q.stdout).results).toEqual([]); // the words exist only inside a comment
   });
+
+  it("a table with column names and no rows yet (the skeleton's project tracker) is not a result; once it has a row it is", async () => {
+    const tracker = '---\ntags: [projects]\n---\n# Project tracker\n\n<!-- One row per project. -->\n\n| project | status | next step | updated |\n| --- | --- | --- | --- |\n';
+    const root = tmpTree({ 'knowledge/project-tracker.md': tracker, 'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [EVENT] the status page was updated after the outage ^abc1234567\n' });
+    const r = await runCli(['search', 'status updated', '--root', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout).results as { path: string }[]).map((x) => x.path)).toEqual(['memory/episodic/2026-05-14.md']);
+    const filled = tmpTree({ 'MEMORY.md': '# Memory\n', 'knowledge/project-tracker.md': tracker + '| website | live | status page | 2026-05-14 |\n' });
+    const f = await runCli(['search', 'status updated', '--root', filled, '--json']);
+    expect((JSON.parse(f.stdout).results as { path: string }[]).map((x) => x.path)).toEqual(['knowledge/project-tracker.md']);
+  });
 });
 
 describe('superseded entries', () => {
