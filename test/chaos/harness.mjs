@@ -159,7 +159,12 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
     }
     /** Run one job; resolves with the reply, or {dead: true, signal, byKiller} when the child died. */
     async run(job) {
-      while (!this.proc) if (!(await this.start())) await sleep(10);
+      // none started once the run is stopping: the last kill has been dealt, a child started after
+      // it would outlive the run (and keep the harness's process alive)
+      while (!this.proc) {
+        if (stopping) return { dead: true, code: null, signal: null, byKiller: true };
+        if (!(await this.start())) await sleep(10);
+      }
       const seq = ++this.seq;
       return new Promise((resolve) => {
         this.pending = { seq, resolve };
