@@ -1,7 +1,7 @@
 /**
  * `memtier boot`: what an agent reloads after compaction or a restart (seed 004 mechanism 2):
  * MEMORY.md, SESSION-STATE.md, the working buffer, today's and yesterday's episodic days (and
- * OpenClaw daily files of those days), each under a `==> path <==` header, within a character
+ * OpenClaw daily files of those days, and the person's own daily notes under memory/), each under a `==> path <==` header, within a character
  * budget. Read-only: an interrupted rotation is reported, not repaired.
  */
 import { readdirSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { Ctx } from '../core/context.js';
 import { addDays, localDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { parseSessionState } from '../format/session-state.js';
-import { PATHS } from '../format/layout.js';
+import { classify, PATHS } from '../format/layout.js';
 import { readMemoryFile } from '../store/store.js';
 
 export const DEFAULT_MAX_CHARS = 16000;
@@ -40,8 +40,31 @@ export interface BootPart {
 
 interface Loaded { path: string; role: PartRole; text: string; error?: string; keep: 'head' | 'tail' }
 
-/** Files of a day: memory/episodic/DATE.md, DATE-*.md there, then OpenClaw's memory/DATE*.md. */
-function dayFiles(root: string, date: string): string[] {
+/**
+ * The person's own folders under memory/ that can hold daily notes (an Obsidian vault's Daily/
+ * moved in: memory/Daily/2026-11-20.md is a note dated by its name, layout.ts), up to two levels
+ * deep (memory/Journal/2026/), memtier's own folders and hidden ones left out; at most 64.
+ */
+export function noteDayDirs(root: string): string[] {
+  const out: string[] = [];
+  const visit = (dir: string, depth: number): void => {
+    let ents;
+    try { ents = readdirSync(join(root, dir), { withFileTypes: true }); } catch { return; }
+    for (const d of ents.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (out.length >= 64) return;
+      if (!d.isDirectory() || d.name.startsWith('.')) continue;
+      const sub = `${dir}/${d.name}`;
+      if (classify(`${sub}/2000-01-01.md`).kind !== 'note') continue;
+      out.push(sub);
+      if (depth < 2) visit(sub, depth + 1);
+    }
+  };
+  visit(PATHS.memoryDir, 1);
+  return out;
+}
+
+/** Files of a day: memory/episodic/DATE.md, DATE-*.md there, then OpenClaw's memory/DATE*.md, then the person's own folders' (noteDayDirs). */
+function dayFiles(root: string, date: string, noteDirs: string[]): string[] {
   const out: string[] = [];
   const scan = (dir: string): void => {
     let names: string[] = [];
@@ -51,6 +74,7 @@ function dayFiles(root: string, date: string): string[] {
   };
   scan(PATHS.episodic);
   scan(PATHS.memoryDir);
+  for (const dir of noteDirs) scan(dir);
   // after a long gap the last days with notes may be past their TTL, in the archive
   if (out.length === 0) scan(`${PATHS.archive}/${date.slice(0, 4)}/${date.slice(5, 7)}`);
   return out;
@@ -61,7 +85,7 @@ function dayFiles(root: string, date: string): string[] {
  * memory/, or the archive): after a gap of weeks these are what the agent was last doing, not an
  * empty today.
  */
-export function lastNoteDays(root: string, today: string, n = 2): string[] {
+export function lastNoteDays(root: string, today: string, n = 2, noteDirs = noteDayDirs(root)): string[] {
   const days = new Set<string>();
   const archive: string[] = [];
   try {
@@ -70,7 +94,7 @@ export function lastNoteDays(root: string, today: string, n = 2): string[] {
       try { for (const m of readdirSync(join(root, PATHS.archive, y))) if (/^\d{2}$/.test(m)) archive.push(`${PATHS.archive}/${y}/${m}`); } catch { /* not a folder */ }
     }
   } catch { /* no archive */ }
-  for (const dir of [PATHS.episodic, PATHS.memoryDir, ...archive]) {
+  for (const dir of [PATHS.episodic, PATHS.memoryDir, ...noteDirs, ...archive]) {
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { continue; }
     for (const name of names) {
@@ -162,12 +186,13 @@ export interface BootResult {
 export function boot(ctx: Ctx, maxChars = DEFAULT_MAX_CHARS): BootResult {
   const today = localDate(ctx.clock.now(), ctx.clock.tz);
   // the two most recent days with notes (today and yesterday when the agent works daily)
-  const [latest, before] = lastNoteDays(ctx.root, today);
+  const noteDirs = noteDayDirs(ctx.root);
+  const [latest, before] = lastNoteDays(ctx.root, today, 2, noteDirs);
   const wanted: { path: string; role: PartRole; keep: 'head' | 'tail' }[] = [
     { path: PATHS.memoryIndex, role: 'index', keep: 'head' },
     { path: PATHS.sessionState, role: 'state', keep: 'head' },
-    ...(before ? dayFiles(ctx.root, before) : []).map((path) => ({ path, role: 'yesterday' as const, keep: 'tail' as const })),
-    ...(latest ? dayFiles(ctx.root, latest) : []).map((path) => ({ path, role: 'today' as const, keep: 'tail' as const })),
+    ...(before ? dayFiles(ctx.root, before, noteDirs) : []).map((path) => ({ path, role: 'yesterday' as const, keep: 'tail' as const })),
+    ...(latest ? dayFiles(ctx.root, latest, noteDirs) : []).map((path) => ({ path, role: 'today' as const, keep: 'tail' as const })),
     { path: PATHS.buffer, role: 'buffer', keep: 'tail' },
   ];
   const missing: string[] = [];
@@ -252,8 +277,9 @@ export const command: CommandSpec = {
   description: `Prints, each under a "==> path <==" header, what an agent reads after compaction or a
 restart (seed 004 compaction recovery): MEMORY.md, SESSION-STATE.md, the notes of the last two
 days that have notes — today and yesterday for an agent that works daily; after a gap, the last
-two days with notes, with a line saying how old they are — (memory/episodic/DATE*.md and
-OpenClaw's memory/DATE*.md), then the working buffer. A SESSION-STATE.md that is still the empty
+two days with notes, with a line saying how old they are — (memory/episodic/DATE*.md,
+OpenClaw's memory/DATE*.md, and the person's own daily notes in folders of theirs under memory/,
+e.g. memory/Daily/DATE.md, two levels deep), then the working buffer. A SESSION-STATE.md that is still the empty
 template is shown as one line. Dates follow $MEMTIER_TZ.
 
 The output stays within --max-chars (headers included). Over budget, parts are cut in this order:
