@@ -11,7 +11,8 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { foldForCompare } from '../format/compare.js';
 import { parseEntries, type LocatedEntry } from '../format/entry.js';
-import { classify, listMemoryFiles, type FileInfo } from '../format/layout.js';
+import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
+import { finishPendingRotations, finishRotationTx } from '../wal/rotate.js';
 import { openStore, type Tx } from '../store/store.js';
 import { readOnce } from '../memory/reader.js';
 
@@ -83,11 +84,22 @@ export function applyPlanned<R>(
 ): { result: R; ops: Op[]; applied: boolean; retries: number } {
   const attempts = opts.attempts ?? 3;
   for (let i = 0; ; i++) {
+    // the plan must see every entry where it will stay (rotate.ts, finishPendingRotations)
+    if (!opts.dryRun) finishPendingRotations(ctx);
     const p = plan();
     if (opts.dryRun || p.ops.length === 0) return { result: p.result, ops: p.ops, applied: false, retries: i };
     opts.beforeApply?.(i);
     try {
-      openStore(ctx).mutate((tx) => applyOpsTx(tx, p.ops));
+      openStore(ctx).mutate((tx) => {
+        // a rotation interrupted since the plan: finished, then planned again (a day file the plan
+        // moves or trashes may have just taken its entries)
+        if (finishRotationTx(tx, ctx).recovered) {
+          throw new MemtierError('a buffer rotation a crash interrupted was finished while this ran; nothing else was written', {
+            code: 'conflict', file: PATHS.buffer, hint: 'run the command again; it will start from the new content',
+          });
+        }
+        applyOpsTx(tx, p.ops);
+      });
       return { result: p.result, ops: p.ops, applied: true, retries: i };
     } catch (e) {
       if (e instanceof MemtierError && e.code === 'conflict' && i + 1 < attempts) continue;

@@ -20,6 +20,7 @@ import { crashPoint } from '../store/crash.js';
 import { gitHistoryHint, purgeLinesTx, type LinesPurged } from './trash.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
 import { removeEntryFromState } from '../wal/wal.js';
+import { finishPendingRotations, finishRotationTx } from '../wal/rotate.js';
 
 export interface FoundEntry {
   /** Root-relative file path. */
@@ -179,8 +180,9 @@ function freshId(ctx: Ctx, avoid: Set<string>): string {
  * meanwhile is left as it is (code `conflict`).
  */
 export function supersedeEntry(ctx: Ctx, ref: string, opts: SupersedeOptions): SupersedeResult {
-  const old = findEntry(ctx, ref);
   const dryRun = !!opts.dryRun;
+  if (!dryRun) finishPendingRotations(ctx);
+  const old = findEntry(ctx, ref);
   const byRef = /^\^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/.test(opts.by.trim()) ? opts.by.trim().slice(1) : undefined;
   if (!byRef && oneLine(opts.by) === '') throw new MemtierError('--by is empty', { code: 'usage', hint: 'give the new text: memtier supersede ^id --by "uses PostgreSQL 16 now"' });
 
@@ -228,6 +230,8 @@ export function supersedeEntry(ctx: Ctx, ref: string, opts: SupersedeOptions): S
   };
   if (dryRun) return result;
   openStore(ctx).mutate((tx) => {
+    // one interrupted since the plan: finished first (a change to the file is a conflict below)
+    finishRotationTx(tx, ctx);
     tx.write(old.path, rewritten, { expected: old.fileText });
     if (newLine && inLog) {
       addEntriesTx(tx, ctx, [{ ...(type ? { type } : {}), text: opts.by, id: by.id, at: now }]);
@@ -315,6 +319,7 @@ function forgottenBlock(ctx: Ctx, f: FoundEntry): string {
  */
 export function forgetEntry(ctx: Ctx, ref: string, opts: ForgetOptions = {}): ForgetResult {
   const dryRun = !!opts.dryRun;
+  if (!dryRun) finishPendingRotations(ctx);
   const purge = !!opts.purge;
   const savedTo = `${FORGOTTEN_DIR}/${todayOf(ctx)}.md`;
   const r = (() => { try { return parseEntryRef(ctx, ref); } catch { return undefined; } })();
@@ -351,6 +356,9 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: ForgetOptions = {}): Fo
   const byFile = new Map<string, FoundEntry[]>();
   for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
   openStore(ctx).mutate((tx) => {
+    // a rotation interrupted since the plan: finished first (its aside copy would bring the line
+    // back); a file it changed is a conflict below
+    finishRotationTx(tx, ctx);
     // nothing is written unless every file is still what was read
     for (const [path, ps] of byFile) assertUnchanged(tx, path, ps[0]!.fileText);
     if (stateAfter !== undefined) assertUnchanged(tx, PATHS.sessionState, stateText!);

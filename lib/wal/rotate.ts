@@ -219,6 +219,17 @@ export function rotate(ctx: Ctx, opts: { maxLines?: number; force?: boolean } = 
   return openStore(ctx).mutate((tx) => rotateTx(tx, ctx, opts));
 }
 
+/**
+ * Before a command that edits or moves log lines plans its change (forget, supersede, archive,
+ * review/dream/consolidate --apply, trash restore): finish a rotation a crash interrupted, so
+ * the plan sees every entry where it will stay. Otherwise the aside copy outlives the change and
+ * its merge brings back a forgotten line, an un-struck copy of a superseded one, or a day already
+ * archived (found by the chaos run under load). One readdir when there is none.
+ */
+export function finishPendingRotations(ctx: Ctx): RotateResult | undefined {
+  return pendingAside(ctx).length ? finishRotation(ctx) : undefined;
+}
+
 /** health --fix: finish a rotation a crash interrupted. */
 export function finishRotation(ctx: Ctx): RotateResult {
   return openStore(ctx).mutate((tx) => {
