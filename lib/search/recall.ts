@@ -98,8 +98,31 @@ export function cite(r: SearchResult): string {
 /** Kinds whose heading names what an entry is about (a note's title, "Priya Shah", "Website Redesign › Tasks"), unlike a log's day or section. */
 const TITLED_KINDS = new Set(['note', 'semantic', 'procedural', 'knowledge', 'graph', 'profile']);
 
+const LIST_ITEM = /^(?:[-*+]|\d{1,3}[.)])\s+/;
+
+/**
+ * A unit's text on one line. A note's section keeps its list items apart with "; " ("Priya — Head
+ * of marketing; Prefers async updates; Allergic to shellfish"), not the run of " - " that joining
+ * its lines gives (also between a list and the paragraph after it); other lines are joined with a
+ * space.
+ */
+export function oneLineText(text: string): string {
+  if (!text.includes('\n')) return text.replace(/\s+/g, ' ').trim();
+  let out = '';
+  let prevItem = false;
+  for (const raw of text.split('\n')) {
+    const l = raw.trim();
+    if (!l) continue;
+    const item = LIST_ITEM.exec(l);
+    const body = item ? l.slice(item[0].length) : l;
+    out += out ? ((item || prevItem) && !/[.;:!?。；：！？]$/.test(out) ? '; ' : ' ') + body : body;
+    prevItem = item !== null;
+  }
+  return out.replace(/\s+/g, ' ').trim();
+}
+
 function lineFor(r: SearchResult, hot: boolean): string {
-  const text = r.text.replace(/\s+/g, ' ').trim();
+  const text = oneLineText(r.text);
   // "Role: content lead." says nothing without the note's title ("Priya Shah — Role: content lead.")
   const heading = r.heading && r.kind && TITLED_KINDS.has(r.kind) && !text.includes(r.heading) && !(r.date && r.heading.includes(r.date)) ? `${r.heading.replace(/\s+/g, ' ').trim()} — ` : '';
   return `- ${hot ? '★ ' : ''}${r.type ? `[${r.type}] ` : ''}${r.date && r.kind !== 'memory-index' ? `${r.date} ` : ''}${heading}${text} (${cite(r)})`;

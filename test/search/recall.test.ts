@@ -2,7 +2,7 @@ import { contentKey } from '../../lib/format/entry.js';
 import { writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queryFromMessages, recall } from '../../lib/search/recall.js';
+import { oneLineText, queryFromMessages, recall } from '../../lib/search/recall.js';
 import { readRecallHistory, recordRecalls } from '../../lib/search/history.js';
 import { rmTree, runCli, testCtx, tmpTree } from '../helpers.js';
 
@@ -187,5 +187,16 @@ describe('recall lines of notes', () => {
     const b = await recall(testCtx(root), 'how does Priya like her updates', { noCache: true, noRecord: true });
     expect(b.text).toContain('- Priya Shah — Role: content lead. Prefers async updates over meetings. (memory/People/Priya.md#L1-L3)');
     expect(b.text).toContain('- 2026-05-13 Priya asked for async updates on the blog migration. (memory/Daily/2026-05-13.md#L1-L3)');
+  });
+
+  it('keep a section\'s list items apart with "; " instead of a run of " - "', async () => {
+    expect(oneLineText('- Head of marketing\n- Prefers async updates\n* Allergic to shellfish')).toBe('Head of marketing; Prefers async updates; Allergic to shellfish');
+    expect(oneLineText('- owner [[Priya]]\n\nLaunch target: 2026-12-15.\nStack: Astro.')).toBe('owner [[Priya]]; Launch target: 2026-12-15. Stack: Astro.');
+    expect(oneLineText('1. ship it.\n2) then rest')).toBe('ship it. then rest'); // ends in a full stop: no "; " added
+    expect(oneLineText('- 09:00 [EVENT] one line   with  spaces')).toBe('- 09:00 [EVENT] one line with spaces'); // one line: as written
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/People/Priya.md': '---\ntags: [people]\n---\n# Priya\n\n- Head of marketing\n- Allergic to shellfish (team dinner!)\n' });
+    roots.push(root);
+    const b = await recall(testCtx(root), 'Priya allergies', { noCache: true, noRecord: true });
+    expect(b.text).toContain('- Priya — Head of marketing; Allergic to shellfish (team dinner!) (memory/People/Priya.md#L4-L7)');
   });
 });
