@@ -51,9 +51,19 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
   const lines = text.split('\n');
   for (const u of fileUnits(rel, text)) {
     if (/^[-*] \S/.test(lines[u.line - 1] ?? '') || !u.text.trim()) continue; // bullets are entries already
+    // a section's own bullets too (a "## Todo" list under a heading): they are entries already, and
+    // run into the paragraph they would read as one sentence
+    const body = u.text.includes('\n- ') || u.text.includes('\n* ') || /^[-*] \S/.test(u.text) ? u.text.split('\n').filter((l) => !/^\s*[-*] \S/.test(l)).join('\n') : u.text;
+    if (!body.trim()) continue;
     const day = u.date ?? info.date;
-    const flat = u.text.replace(/\s+/g, ' ').trim();
-    out.push({ text: flat, tags: u.tags, line: u.line, raw: u.text.split('\n', 1)[0] ?? '', path: rel, ...(day ? { day } : {}), kind: info.kind, tier: info.tier });
+    const flat = body.replace(/\s+/g, ' ').trim();
+    // cited from its first line of text, not its heading's
+    let line = u.line;
+    for (let i = u.line - 1; i < u.endLine; i++) {
+      const l = lines[i] ?? '';
+      if (l.trim() && !/^#{1,6}\s/.test(l) && !/^\s*[-*] \S/.test(l) && !l.trimStart().startsWith('<!--')) { line = i + 1; break; }
+    }
+    out.push({ text: flat, tags: u.tags, line, raw: u.text.split('\n', 1)[0] ?? '', path: rel, ...(day ? { day } : {}), kind: info.kind, tier: info.tier });
   }
   return out;
 }

@@ -256,8 +256,8 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const inHome = (e: SourcedEntry): boolean => {
     const rel = CANONICAL_HOME[e.type!];
     let set = homeTexts.get(rel);
-    if (!set) homeTexts.set(rel, (set = new Set(parseEntries(read(ctx, rel) ?? '').map((x) => normalizeText(x.text)))));
-    return set.has(normalizeText(e.text));
+    if (!set) homeTexts.set(rel, (set = new Set(parseEntries(read(ctx, rel) ?? '').map((x) => normalizeText(withoutLine(x.text))))));
+    return set.has(normalizeText(withoutLine(e.text)));
   };
   // filed by an earlier review: not found again
   const found = extractedFromFreeForm(ctx, days, entries).filter((f) => !inHome(f.entry));
@@ -353,17 +353,45 @@ function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text
     const info = classify(d.rel);
     for (const u of freeFormEntries(d.rel, d.text, info)) units.push({ path: u.path, line: u.line, day: u.day ?? d.date, text: u.text });
   }
-  for (const e of entries) if (!e.type && !(e.path === PATHS.buffer)) units.push({ path: e.path, line: e.line, day: e.day, text: e.text });
+  // a checklist item ("- [ ] ask Marco for the CMS export") is a task on the person's own list, not a fact to file
+  for (const e of entries) if (!e.type && !(e.path === PATHS.buffer) && !CHECKBOX.test(e.text)) units.push({ path: e.path, line: e.line, day: e.day, text: e.text });
+  const linesOf = new Map(days.map((d) => [d.rel, d.text.split('\n')]));
   const out: { source: string; entry: SourcedEntry }[] = [];
   for (const u of units) {
     // a note's relative dates are the day it was written, not the day of the review
     for (const p of extract([{ role: 'user', content: u.text }], { now, tz: ctx.clock.tz, ...(u.day ? { day: u.day } : {}) }).proposals) {
       if (p.type === 'EVENT' || p.type === 'TEMP') continue; // a dated event stays in its day
-      const source = `${u.path}#L${u.line}`;
+      const source = `${u.path}#L${sentenceLine(linesOf.get(u.path), u.line, p.text)}`;
       out.push({ source, entry: { text: `${p.text} (from ${source})`, tags: p.tags, type: p.type, line: u.line, raw: '', path: u.path, ...(u.day ? { day: u.day } : {}) } });
     }
   }
   return out;
+}
+
+const CHECKBOX = /^\[[ xX]\]\s/;
+
+/**
+ * An entry's text without the line number of its `(from PATH#Lline)` link: filed once per source
+ * note and sentence, whatever line it is on now (a line added above it, or an older review that
+ * linked a paragraph by its heading's line, does not file it again).
+ */
+const withoutLine = (text: string): string => text.replace(/(\(from [^()\s#]+)#L\d+(?:-L?\d+)?\)\s*$/, '$1)');
+
+/**
+ * The line a paragraph's sentence starts on: the first line from the paragraph's own (`from`, its
+ * heading's) to the next heading holding the sentence's first words; `from` when none does (a
+ * sentence wrapped across lines, or its words rewritten, e.g. a relative date made absolute).
+ */
+export function sentenceLine(lines: string[] | undefined, from: number, sentence: string): number {
+  if (!lines) return from;
+  const probe = sentence.replace(/\s+/g, ' ').trim().slice(0, 24);
+  if (probe.length < 4) return from;
+  for (let i = from - 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (i > from - 1 && /^#{1,6}\s/.test(l)) break;
+    if (l.replace(/\s+/g, ' ').includes(probe)) return i + 1;
+  }
+  return from;
 }
 
 /** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */

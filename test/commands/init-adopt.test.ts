@@ -240,6 +240,6 @@ describe('notes outside the memory (a folder of someone\'s own notes)', () => {
     const found = JSON.stringify(rv);
     expect(found).toContain('We decided to go with Astro for the marketing site');
     expect(found).toContain('决定明天 (2026-05-14)上线新版官网');
-    expect(found).toContain('(from memory/Daily/2026-05-13.md#L1)');
+    expect(found).toContain('(from memory/Daily/2026-05-13.md#L3)');
   });
 });

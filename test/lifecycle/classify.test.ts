@@ -46,12 +46,33 @@ describe('memtier review over free-form notes', () => {
     expect(dry.message).toContain('2 entries found in free-form notes (memtier review --apply files them)');
     const r = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
     expect(r.extracted.every((x: any) => x.filed)).toBe(true);
-    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('[DECISION] 决定用 Astro 重写官网，因为要静态部署 (from memory/2026-05-14.md#L1)');
+    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('[DECISION] 决定用 Astro 重写官网，因为要静态部署 (from memory/2026-05-14.md#L3)');
     expect(readFileSync(join(root, 'memory/semantic/people.md'), 'utf8')).toContain('[PEOPLE] Ana owns the quarterly budget review (from memory/2026-05-14.md#L5)');
     expect(readFileSync(note, 'utf8')).toBe(text);
     expect(readFileSync(join(root, r.report), 'utf8')).toContain('## Found in free-form notes');
     const again = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
     expect(again.extracted).toEqual([]);
+    // a line added above the paragraph moves it; it is not filed a second time
+    writeFileSync(note, text.replace('# 2026-05-14\n', '# 2026-05-14\n\nMorning: inbox.\n'));
+    const moved = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
+    expect(moved.extracted).toEqual([]);
+  });
+
+  it('an Obsidian daily note: each sentence cited from its own line, a "## Todo" checklist neither run into a sentence nor filed, a telegraphic "Decided to …" found', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const note = join(root, 'memory/Daily/2026-05-14.md');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory/Daily'));
+    const text = '# Thursday 14 May\n\nMet with Priya about the website redesign.\nFrom now on we always write the migration runbook before touching production.\nDecided to go with Astro for the marketing site; Next.js stays for the app.\n\n## Todo\n- [ ] ask Marco for the CMS export\n- [x] book the usability test room\n';
+    writeFileSync(note, text);
+    const dry = JSON.parse((await runCli(['review', '--root', root, '--json'])).stdout);
+    expect(dry.extracted.map((x: any) => [x.type, x.source])).toEqual([
+      ['PREF', 'memory/Daily/2026-05-14.md#L4'],
+      ['DECISION', 'memory/Daily/2026-05-14.md#L5'],
+    ]);
+    expect(dry.extracted[1].text).toBe('Decided to go with Astro for the marketing site (from memory/Daily/2026-05-14.md#L5)');
+    expect(readFileSync(note, 'utf8')).toBe(text);
   });
 });
 
@@ -64,7 +85,7 @@ describe('memtier consolidate over free-form notes', () => {
     expect(r.code, r.stderr).toBe(0);
     const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-15.md'), 'utf8');
     const section = (name: string): string => sum.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
-    expect(section('Decisions Made')).toContain('决定用 Astro 重写官网，因为要静态部署 — [memory/2026-05-15.md#L1]');
+    expect(section('Decisions Made')).toContain('决定用 Astro 重写官网，因为要静态部署 — [memory/2026-05-15.md#L3]');
     expect(section('Facts Learned')).toContain('Ana owns the quarterly budget review — [memory/2026-05-15.md#L5]');
     expect(section('Facts Learned')).toContain('lunch was good');
   });
