@@ -68,6 +68,26 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
   return out;
 }
 
+/** A checklist item's text ("[ ] ask Marco for the CMS export", "[x] booked the room"): a task on the person's own list. */
+export const CHECKBOX = /^\[[ xX]\]\s/;
+
+/**
+ * The line a paragraph's sentence starts on: the first line from the paragraph's own (`from`, its
+ * heading's) to the next heading holding the sentence's first words; `from` when none does (a
+ * sentence wrapped across lines, or its words rewritten, e.g. a relative date made absolute).
+ */
+export function sentenceLine(lines: string[] | undefined, from: number, sentence: string): number {
+  if (!lines) return from;
+  const probe = sentence.replace(/\s+/g, ' ').trim().slice(0, 24);
+  if (probe.length < 4) return from;
+  for (let i = from - 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (i > from - 1 && /^#{1,6}\s/.test(l)) break;
+    if (l.replace(/\s+/g, ' ').includes(probe)) return i + 1;
+  }
+  return from;
+}
+
 /**
  * Each file of the given kinds with its entries, in path order, each file's in line order; with
  * `freeForm`, dated logs' paragraphs too (freeFormEntries: dream and palace). `visit` sees one

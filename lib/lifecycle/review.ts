@@ -25,7 +25,7 @@ import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
 import { applyPlanned, cite, DAY_KINDS, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
-import { freeFormEntries, titleOf } from './pipeline.js';
+import { CHECKBOX, freeFormEntries, sentenceLine, titleOf } from './pipeline.js';
 
 export const MAX_OPEN_QUESTIONS = 5;
 const DECISIONS = CANONICAL_HOME.DECISION;
@@ -368,7 +368,6 @@ function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text
   return out;
 }
 
-const CHECKBOX = /^\[[ xX]\]\s/;
 
 /**
  * An entry's text without the line number of its `(from PATH#Lline)` link: filed once per source
@@ -376,23 +375,6 @@ const CHECKBOX = /^\[[ xX]\]\s/;
  * linked a paragraph by its heading's line, does not file it again).
  */
 const withoutLine = (text: string): string => text.replace(/(\(from [^()\s#]+)#L\d+(?:-L?\d+)?\)\s*$/, '$1)');
-
-/**
- * The line a paragraph's sentence starts on: the first line from the paragraph's own (`from`, its
- * heading's) to the next heading holding the sentence's first words; `from` when none does (a
- * sentence wrapped across lines, or its words rewritten, e.g. a relative date made absolute).
- */
-export function sentenceLine(lines: string[] | undefined, from: number, sentence: string): number {
-  if (!lines) return from;
-  const probe = sentence.replace(/\s+/g, ' ').trim().slice(0, 24);
-  if (probe.length < 4) return from;
-  for (let i = from - 1; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (i > from - 1 && /^#{1,6}\s/.test(l)) break;
-    if (l.replace(/\s+/g, ' ').includes(probe)) return i + 1;
-  }
-  return from;
-}
 
 /** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */
 const rotateTxRef: { fn?: (tx: import('../store/store.js').Tx, ctx: Ctx, o: { force: boolean }) => unknown } = {};

@@ -91,6 +91,24 @@ describe('memtier consolidate over free-form notes', () => {
   });
 });
 
+describe('memtier consolidate over a daily note of a person\'s own (memory/Daily/DATE.md)', () => {
+  it('cites each sentence\'s line, lists the open checklist items as action items and leaves the ticked ones out', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory/Daily'));
+    writeFileSync(join(root, 'memory/Daily/2026-05-15.md'), '# Friday\n\nMet with Priya about the redesign.\nFrom now on we always write the migration runbook first.\nDecided to go with Astro for the marketing site.\n\n## Todo\n- [ ] ask Marco for the CMS export\n- [x] book the usability test room\n');
+    const r = await runCli(['consolidate', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-15.md'), 'utf8');
+    const section = (name: string): string => sum.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section('Decisions Made')).toContain('Decided to go with Astro for the marketing site — [memory/Daily/2026-05-15.md#L5]');
+    expect(section('Preferences Noted')).toContain('From now on we always write the migration runbook first — [memory/Daily/2026-05-15.md#L4]');
+    expect(section('Action Items').trim()).toBe('- [ ] ask Marco for the CMS export — [memory/Daily/2026-05-15.md#L8](../../Daily/2026-05-15.md)');
+    expect(sum).not.toContain('usability test room');
+  });
+});
+
 describe('relative dates in notes of past days', () => {
   it('review and consolidate read "明天" / "tomorrow" against the day the note was written, not the day they run', async () => {
     const root = join(tmpTree(), 'mem');
