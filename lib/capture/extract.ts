@@ -241,7 +241,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       // a rule of one script is not tried on text without that script (no compile, no scan)
       const han = /[\u3400-\u9fff]/.test(text);
       const latin = /[A-Za-z]/.test(text);
-      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? text.includes(r.needs) : r.needs.test(text))) && (r.caseless ? matches(r.re, text, lower) : nativeFirst(r.re).test(text)));
+      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? text.includes(r.needs) : typeof r.needs === 'function' ? r.needs(text) : r.needs.test(text))) && (r.caseless ? matches(r.re, text, lower) : nativeFirst(r.re).test(text)));
       if (!rule) return skip('no-rule');
       const score = importance(rule.type, text, rule.id);
       if (score < IMPORTANCE_THRESHOLD) return skip('low-importance');

@@ -23,7 +23,7 @@ export interface TypeRule {
   /** Case-insensitive: `re` (lower case, no `i` flag) is matched against caseless(text). */
   caseless?: boolean;
   /** What the text must hold for `re` to match at all (a digit, a character): tested first, so a cold process compiles `re` only for a sentence that could match. */
-  needs?: RegExp | string;
+  needs?: RegExp | string | ((text: string) => boolean);
 }
 
 /**
@@ -82,13 +82,23 @@ export const NOISE: RegExp[] = [
   /稍等|等一下|我看看|我查一下|马上回来|先这样|回头聊/,
 ];
 
+/** Does the sentence's first few words hold one of decision-start-en's verbs? (A cold process then compiles that pattern only for such a sentence.) */
+function opensWithVerb(text: string): boolean {
+  const head = text.slice(0, 32).toLowerCase();
+  return head.includes('decided ') || head.includes('agreed ') || head.includes('settled on') || head.includes('opted ');
+}
+
 /** The type rules, first match wins. */
 const RULES: TypeRule[] = [
   // lessons and post-mortems
   { id: 'lesson-en', type: 'LESSON', re: /\b(?:lesson(?:s)? learned|learned (?:the hard way|that)|turns out|root cause|never again|the fix was|should have|the mistake was|the problem was|post-?mortem|caused by|we learned)\b/ },
   { id: 'lesson-zh', type: 'LESSON', re: /教训|学到了?|原来是|根因|根本原因|再也不|踩(?:了)?坑|问题出在|下次(?:一定|要|别|记得)|事后看/ },
   // decisions
-  { id: 'decision-en', type: 'DECISION', re: /\b(?:(?:we|i|the team|they) (?:have |had |finally )?(?:decided|agreed|chose|picked|settled on|went with|opted for)|let'?s (?:go with|use|switch|stick with|move to|keep)|we(?:'ll| will| are going to|'re going to) (?:use|go with|switch to|move to|adopt|drop|stick with)|we(?:'re| are) (?:going with|switching to|moving to|sticking with)|final answer|switch(?:ed|ing)? (?:\w+ )?to|replac(?:e|ed|ing) \S+(?: \S+)? with|going with)\b|\b(?:decision|decided|verdict)\s*[:：]|^[\s\-*>]{0,3}(?:(?:finally|so|then|today|together) )?(?:decided (?:to|on|against|that)|agreed (?:on|that)|settled on|opted (?:for|to))\b/ },
+  { id: 'decision-en', type: 'DECISION', re: /\b(?:(?:we|i|the team|they) (?:have |had |finally )?(?:decided|agreed|chose|picked|settled on|went with|opted for)|let'?s (?:go with|use|switch|stick with|move to|keep)|we(?:'ll| will| are going to|'re going to) (?:use|go with|switch to|move to|adopt|drop|stick with)|we(?:'re| are) (?:going with|switching to|moving to|sticking with)|final answer|switch(?:ed|ing)? (?:\w+ )?to|replac(?:e|ed|ing) \S+(?: \S+)? with|going with)\b|\b(?:decision|decided|verdict)\s*[:：]/ },
+  // a note's telegraphic decision, its sentence opening with the verb ("Decided to go with Astro…",
+  // "Agreed on a two-week cadence"): its own small pattern, so the large one above stays as cheap
+  // to compile as it was (+4M instructions in a cold extract when folded into it)
+  { id: 'decision-start-en', type: 'DECISION', re: /^[\s\-*>]{0,3}(?:(?:finally|so|then|today|together) )?(?:decided (?:to|on|against|that)|agreed (?:on|that)|settled on|opted (?:for|to))\b/, needs: opensWithVerb },
   { id: 'decision-zh', type: 'DECISION', re: /决定|定了|就用|改用|选了|选定|确定(?:用|了|下来)|最终(?:用|选|定)|拍板|换成|敲定|采用|统一用/ },
   // preferences and standing instructions to the agent
   { id: 'pref-en', type: 'PREF', re: /\b(?:i|we) (?:really |much |strongly |always |usually )?(?:prefer|like|love|hate|dislike|can'?t stand|enjoy|don'?t like|do not like|want you to)\b|\bmy fav(?:ou)?rite\b|\bi'?d rather\b|\bplease (?:always|never|don'?t|do not|keep|use|reply|answer|write)\b|\bcall me\b|\bfrom now on\b|\bgoing forward\b|\b(?:always|never) (?:reply|answer|respond|write|use|call|send|format|put|add|ask)\b|\bdon'?t (?:ever )?use\b/ },
@@ -119,6 +129,6 @@ const RULES: TypeRule[] = [
 ];
 
 /** The rules written case-insensitive (lower case, matched against caseless(text)). */
-const CASELESS = new Set(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
+const CASELESS = new Set(['lesson-en', 'decision-en', 'decision-start-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
 
 export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined, ...(CASELESS.has(r.id) ? { caseless: true } : {}) }));

@@ -142,9 +142,13 @@ describe('extraction rules', () => {
       expect(re.flags).not.toContain('i');
       expect(re.source.replace(/\\[A-Za-z]/g, '')).not.toMatch(/[A-Z]/);
     }
-    expect(TYPE_RULES.filter((r) => r.caseless).map((r) => r.id)).toEqual(['lesson-en', 'decision-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
+    expect(TYPE_RULES.filter((r) => r.caseless).map((r) => r.id)).toEqual(['lesson-en', 'decision-en', 'decision-start-en', 'pref-en', 'deadline-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
     expect(one('KEEP IN MIND the office closes early on holidays.').proposals[0]).toMatchObject({ type: 'PROJ', rule: 'remember-en' });
     expect(one('We DECIDED to use Kafka.').proposals[0]).toMatchObject({ type: 'DECISION', rule: 'decision-en' });
+    // a note's telegraphic decision, tried only when its first words hold the verb
+    expect(one('DECIDED TO use Kafka for the event bus.').proposals[0]).toMatchObject({ type: 'DECISION', rule: 'decision-start-en' });
+    expect(one('Agreed on weekly releases every Tuesday.').proposals[0]).toMatchObject({ type: 'DECISION', rule: 'decision-start-en' });
+    expect(one('Undecided on the hosting still, need to compare prices.').proposals).toEqual([]);
     // the Kelvin sign lower-cases to "k", which an i pattern does not match: the same answer as before
     const kelvin = '\u212Aeep in mind the office closes early on holidays.';
     expect(caseless(kelvin)).toBeUndefined();
