@@ -20,7 +20,10 @@ changes" and writes nothing. A file a person edits during the review keeps their
 review re-reads and redoes its change).
 Free-form notes (paragraphs and untyped bullets a person or OpenClaw wrote) go through the
 extraction rules (memtier extract --help): what they find is listed; with --apply it is filed into
-its home as a new line ending "(from PATH#Lline)", the note itself never rewritten.`,
+its home as a new line ending "(from PATH#Lline)" (the line its sentence is on), the note
+itself never rewritten, each sentence once. Checklist items ("- [ ] …", "- [x] …") are the
+person's tasks and are not filed. A daily note of the person's own under memory/ (e.g.
+memory/Daily/2026-11-20.md) is read as its day.`,
   flags: [
     { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
     { name: 'apply', type: 'boolean', description: 'also file what extraction finds in the week\'s free-form notes' },
