@@ -118,7 +118,8 @@ function mermaidText(s: string): string {
 }
 
 export function timelineView(entries: MemEntry[]): string {
-  const logs = unique(entries.filter((e) => LOG_KINDS.has(e.kind) && e.day && !e.superseded), false);
+  // a log's entries, and a person's daily note's (memory/Daily/2026-11-20.md: a note dated by its name)
+  const logs = unique(entries.filter((e) => (LOG_KINDS.has(e.kind) || (e.kind === 'note' && classify(e.path).date !== undefined)) && e.day && !e.superseded), false);
   const days = new Map<string, MemEntry[]>();
   for (const e of logs) days.set(e.day!, [...(days.get(e.day!) ?? []), e]);
   const order = [...days.keys()].sort().reverse();
@@ -163,12 +164,12 @@ export function typeView(entries: MemEntry[], title: string, filter: (e: MemEntr
   return page(title, `${intro} (${plural(es.length, 'entry', 'entries')}).`, body);
 }
 
-/** WARM notes grouped by the tags on their line 2. */
+/** WARM notes grouped by the tags on their line 2 (memtier's and the person's own, e.g. memory/People/Priya.md). */
 function notesByTag(ctx: Ctx): string[] {
   const groups = new Map<string, string[]>();
   for (const rel of listMemoryFiles(ctx.root)) {
     const k = classify(rel).kind;
-    if (k !== 'semantic' && k !== 'procedural' && k !== 'knowledge') continue;
+    if (k !== 'semantic' && k !== 'procedural' && k !== 'knowledge' && k !== 'note') continue;
     let text: string | undefined;
     try { text = read(ctx, rel); } catch { continue; }
     const l2 = (text ?? '').split('\n').slice(0, 3).find((l) => /^\s*#?tags\s*:/i.test(l));

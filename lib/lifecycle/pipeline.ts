@@ -105,7 +105,9 @@ export function eachFileEntries(ctx: Ctx, kinds: Set<FileInfo['kind']>, opts: { 
     try { text = opts.keepText === false ? readPassing(ctx.root, rel, folders) : read(ctx, rel); } catch { skipped.push(rel); continue; }
     if (text === undefined) continue;
     const own: MemEntry[] = entriesOf(rel, text, info.date).map((e) => ({ ...e, kind: info.kind, tier: info.tier }));
-    visit(opts.freeForm && DAY_KINDS.has(info.kind) ? [...own, ...freeFormEntries(rel, text, info)].sort((a, b) => a.line - b.line) : own, info);
+    // a log's prose, and a person's daily note's (a note dated by its name, memory/Daily/2026-11-20.md)
+    const prose = opts.freeForm && (DAY_KINDS.has(info.kind) || (info.kind === 'note' && info.date !== undefined));
+    visit(prose ? [...own, ...freeFormEntries(rel, text, info)].sort((a, b) => a.line - b.line) : own, info);
   }
   return { skipped };
 }

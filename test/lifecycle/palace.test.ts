@@ -17,6 +17,21 @@ function memory(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 describe('palace', () => {
+  it("shows a person's daily notes (memory/Daily/DATE.md) on the timeline and their tagged notes under Notes by tag", () => {
+    const root = tmpTree(memory({
+      'memory/Daily/2026-05-14.md': '# Thursday\n\nMet Priya about the redesign; decided to go with Astro.\n',
+      'memory/People/Priya.md': '---\ntags: [people]\n---\n# Priya\n\n- Head of marketing\n',
+    }));
+    runPalace(testCtx(root));
+    const t = readTree(root);
+    const tl = t['memory/palace/timeline.md']!;
+    expect(tl.indexOf('## 2026-05-15')).toBeLessThan(tl.indexOf('## 2026-05-14'));
+    expect(tl).toContain('- Met Priya about the redesign; decided to go with Astro. — [memory/Daily/2026-05-14.md#L3](../Daily/2026-05-14.md)');
+    expect(t['memory/palace/technology.md']).toContain('- #people: [memory/People/Priya.md](../People/Priya.md)');
+    // a note not named by a day is no day of the timeline
+    expect(tl).not.toContain('Head of marketing');
+  });
+
   it('writes timeline (newest first, mermaid), projects and technology views whose lines link to their sources', () => {
     const root = tmpTree(memory());
     const r = runPalace(testCtx(root));
