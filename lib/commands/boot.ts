@@ -42,21 +42,23 @@ interface Loaded { path: string; role: PartRole; text: string; error?: string; k
 
 /**
  * The person's own folders under memory/ that can hold daily notes (an Obsidian vault's Daily/
- * moved in: memory/Daily/2026-11-20.md is a note dated by its name, layout.ts), up to two levels
- * deep (memory/Journal/2026/), memtier's own folders and hidden ones left out; at most 64.
+ * moved in: memory/Daily/2026-11-20.md is a note dated by its name, layout.ts), up to three levels
+ * deep (a journal by year and month, memory/Journal/2026/11/), memtier's own folders and hidden
+ * ones left out; at most 256, the newest names first (2026/ before 2025/, 12/ before 11/), so a
+ * long journal keeps its recent months.
  */
 export function noteDayDirs(root: string): string[] {
   const out: string[] = [];
   const visit = (dir: string, depth: number): void => {
     let ents;
     try { ents = readdirSync(join(root, dir), { withFileTypes: true }); } catch { return; }
-    for (const d of ents.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (out.length >= 64) return;
+    for (const d of ents.sort((a, b) => b.name.localeCompare(a.name))) {
+      if (out.length >= 256) return;
       if (!d.isDirectory() || d.name.startsWith('.')) continue;
       const sub = `${dir}/${d.name}`;
       if (classify(`${sub}/2000-01-01.md`).kind !== 'note') continue;
       out.push(sub);
-      if (depth < 2) visit(sub, depth + 1);
+      if (depth < 3) visit(sub, depth + 1);
     }
   };
   visit(PATHS.memoryDir, 1);
@@ -278,9 +280,10 @@ export const command: CommandSpec = {
 restart (seed 004 compaction recovery): MEMORY.md, SESSION-STATE.md, the notes of the last two
 days that have notes — today and yesterday for an agent that works daily; after a gap, the last
 two days with notes, with a line saying how old they are — (memory/episodic/DATE*.md,
-OpenClaw's memory/DATE*.md, and the person's own daily notes in folders of theirs under memory/,
-e.g. memory/Daily/DATE.md, two levels deep), then the working buffer. A SESSION-STATE.md that is still the empty
-template is shown as one line. Dates follow $MEMTIER_TZ.
+OpenClaw's memory/DATE*.md, and the person's own daily notes in folders of theirs under
+memory/, e.g. memory/Daily/DATE.md or memory/Journal/2026/11/DATE.md), then the working buffer.
+A SESSION-STATE.md that is still the empty template is shown as one line. Dates follow
+$MEMTIER_TZ.
 
 The output stays within --max-chars (headers included). Over budget, parts are cut in this order:
 yesterday, today, the buffer, SESSION-STATE.md, MEMORY.md (largest file first within each);

@@ -121,10 +121,11 @@ describe('memtier boot', () => {
     expect(j.rotating).toEqual([]);
   });
 
-  it("shows the person's own daily notes moved under memory/ (an Obsidian vault's Daily/, a Journal/YEAR/), not memtier's folders'", async () => {
+  it("shows the person's own daily notes moved under memory/ (an Obsidian vault's Daily/, a Journal/YEAR/MONTH/), not memtier's folders'", async () => {
     const root = await memory({
       'memory/Daily/2026-05-15.md': '# Friday\n\nShipped the pricing page with Priya.\n',
-      'memory/Journal/2026/2026-05-14.md': '# Thursday\n\n决定先用 Plausible 做分析。\n',
+      'memory/Journal/2026/05/2026-05-14.md': '# Thursday\n\n决定先用 Plausible 做分析。\n',
+      'memory/Journal/2025/12/2025-12-31.md': '# New Year\'s Eve\n',
       'memory/Daily/2026-05-12.md': '# Monday\n\nold note\n',
       'memory/semantic/2026-05-15.md': '# a note memtier files by topic, not a day\n- not a daily note\n',
     });
@@ -133,7 +134,7 @@ describe('memtier boot', () => {
     const j = json(r.stdout);
     expect(j.days).toEqual(['2026-05-15', '2026-05-14']);
     expect(j.files.map((f: any) => [f.path, f.role])).toEqual([
-      ['MEMORY.md', 'index'], ['SESSION-STATE.md', 'state'], ['memory/Journal/2026/2026-05-14.md', 'yesterday'], ['memory/Daily/2026-05-15.md', 'today'], ['memory/working-buffer.md', 'buffer'],
+      ['MEMORY.md', 'index'], ['SESSION-STATE.md', 'state'], ['memory/Journal/2026/05/2026-05-14.md', 'yesterday'], ['memory/Daily/2026-05-15.md', 'today'], ['memory/working-buffer.md', 'buffer'],
     ]);
     expect(j.text).toContain('Shipped the pricing page');
     expect(j.text).toContain('决定先用 Plausible');
