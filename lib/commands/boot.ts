@@ -71,7 +71,7 @@ function dayFiles(root: string, date: string, noteDirs: string[]): string[] {
   const scan = (dir: string): void => {
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { return; }
-    const mine = names.filter((n) => n === `${date}.md` || (n.startsWith(`${date}-`) && n.endsWith('.md'))).sort((a, b) => (a === `${date}.md` ? -1 : b === `${date}.md` ? 1 : a.localeCompare(b)));
+    const mine = names.filter((n) => n === `${date}.md` || (/^[- _]$/.test(n.charAt(date.length)) && n.startsWith(date) && n.endsWith('.md'))).sort((a, b) => (a === `${date}.md` ? -1 : b === `${date}.md` ? 1 : a.localeCompare(b)));
     for (const n of mine) out.push(`${dir}/${n}`);
   };
   scan(PATHS.episodic);
@@ -100,7 +100,7 @@ export function lastNoteDays(root: string, today: string, n = 2, noteDirs = note
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { continue; }
     for (const name of names) {
-      const m = /^(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/.exec(name);
+      const m = /^(\d{4}-\d{2}-\d{2})(?:[- _][^/]*)?\.md$/.exec(name);
       if (m && m[1]! <= today) days.add(m[1]!);
     }
   }

@@ -45,7 +45,9 @@ export interface FileInfo {
   date?: string;
 }
 
-const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/;
+// a file named by its day: 2026-11-20.md, 2026-11-20-standup.md, or as a person's daily notes
+// app names them, "2026-11-20 Friday.md" / 2026-11-20_notes.md
+const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:[- _][^/]*)?\.md$/;
 
 export function episodicPath(date: string): string {
   return `${PATHS.episodic}/${date}.md`;

@@ -232,6 +232,11 @@ describe('notes outside the memory (a folder of someone\'s own notes)', () => {
     await runCli(['init', root]);
     spawnSync('mv', [join(root, 'Daily'), join(root, 'People'), join(root, 'memory') + '/']);
     expect(classify('memory/Daily/2026-05-12.md')).toMatchObject({ kind: 'note', tier: 'warm', date: '2026-05-12' });
+    // named as daily-notes apps name them
+    expect(classify('memory/Daily/2026-05-12 Tuesday.md')).toMatchObject({ kind: 'note', date: '2026-05-12' });
+    expect(classify('memory/Journal/2026/05/2026-05-12_standup.md')).toMatchObject({ kind: 'note', date: '2026-05-12' });
+    expect(classify('memory/Daily/Tuesday 2026-05-12.md').date).toBeUndefined();
+    expect(classify('memory/Daily/2026-05-123.md').date).toBeUndefined();
     const init2 = json((await runCli(['init', root, '--json'])).stdout);
     expect(init2.outside).toEqual([{ dir: '.', files: 1, example: 'Ideas.md' }]);
     const s = json((await runCli(['search', 'astro marketing', '--json'], { env: { MEMTIER_ROOT: root } })).stdout);
