@@ -70,6 +70,40 @@ export function applyOpsTx(tx: Tx, ops: Op[]): void {
   }
 }
 
+/**
+ * An op that checks, under the lock and before anything is written, that every entry a plan copies
+ * elsewhere (a review's decision filed in its home, consolidate's MEMORY.md index line) is still in
+ * its source file and not struck through: a `forget` or `supersede` that ran between the plan and
+ * the write would otherwise be undone by the copy (found by the chaos run: a lesson forgotten while
+ * a review was planning came back in lessons-learned.md). A conflict: the command plans again.
+ * Undefined when there is nothing to check; put it first in the ops.
+ */
+export function sourcesLive(sources: readonly { path: string; id?: string | undefined }[]): Op | undefined {
+  const byPath = new Map<string, Set<string>>();
+  for (const s of sources) {
+    if (!s.id) continue;
+    let ids = byPath.get(s.path);
+    if (!ids) byPath.set(s.path, (ids = new Set()));
+    ids.add(s.id);
+  }
+  if (byPath.size === 0) return undefined;
+  return {
+    kind: 'fn', label: 'copied entries still live', files: [],
+    run: (tx) => {
+      for (const [path, ids] of byPath) {
+        const live = new Set(parseEntries(tx.read(path) ?? '').filter((e) => e.id && !e.superseded).map((e) => e.id!));
+        for (const id of ids) {
+          if (!live.has(id)) {
+            throw new MemtierError(`^${id} was forgotten, struck through or moved since it was read; nothing was written`, {
+              code: 'conflict', file: path, hint: 'run the command again; it will start from the new content',
+            });
+          }
+        }
+      }
+    },
+  };
+}
+
 export interface Planned<R> { ops: Op[]; result: R }
 
 /**

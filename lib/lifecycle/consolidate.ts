@@ -31,7 +31,7 @@ import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
 import { planTrashRetention } from './trash.js';
-import { applyPlanned, cite, DAY_KINDS, dayFiles, plural, read, type Op } from './common.js';
+import { applyPlanned, cite, DAY_KINDS, dayFiles, plural, read, sourcesLive, type Op } from './common.js';
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
@@ -269,13 +269,19 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
     const present = (id: string): boolean => next.includes(`^${id}`);
     const cands = scan.cands.filter((e) => !present(e.id)).sort((x, y) => (y.act - x.act) || (x.id < y.id ? -1 : 1));
     const seen = new Set<string>();
+    const indexed: IndexCand[] = [];
     for (const e of cands) {
       if (seen.has(e.id)) continue;
       seen.add(e.id);
       const r = addToSection(next, indexSection(e.type), [indexLine(e.text, e.path, e.id)], budget);
-      if (r.added.length) { next = r.text; reconcile.added.push(r.added[0]!); } else reconcile.overflow++;
+      if (r.added.length) { next = r.text; reconcile.added.push(r.added[0]!); indexed.push(e); } else reconcile.overflow++;
     }
-    if (next !== memory) ops.push({ kind: 'write', rel: MEMORY_INDEX, content: next, expected: memory });
+    if (next !== memory) {
+      // an indexed fact must still be there when its line is written (a forget since the plan: planned again)
+      const live = sourcesLive(indexed);
+      if (live) ops.unshift(live); // before the prune's moves: the sources as the plan read them
+      ops.push({ kind: 'write', rel: MEMORY_INDEX, content: next, expected: memory });
+    }
     reconcile.lines = lineCount(next);
   }
 

@@ -23,7 +23,7 @@ import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../fo
 import { classify, OPEN_SECTION_RE, PATHS } from '../format/layout.js';
 import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
-import { applyPlanned, cite, DAY_KINDS, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, today, type Op, type SourcedEntry } from './common.js';
+import { applyPlanned, cite, DAY_KINDS, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, sourcesLive, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
 import { CHECKBOX, freeFormEntries, sentenceLine, titleOf } from './pipeline.js';
 
@@ -279,14 +279,18 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   }
 
   const otherHomes = new Set<string>();
+  const copied: SourcedEntry[] = [...dec.taken, ...les.taken];
   for (const type of ['PREF', 'PEOPLE', 'TECH', 'PROJ'] as const) {
     const rel = CANONICAL_HOME[type];
     const list = filed.filter((e) => e.type === type);
     if (!list.length) continue;
     const cur = read(ctx, rel);
     const add = newForHome(cur, list);
-    if (add.lines.length) { ops.push({ kind: 'write', rel, content: appendLines(cur, homeHeader(titleOf(rel), 'review', t), add.lines), expected: cur ?? null }); otherHomes.add(rel); }
+    if (add.lines.length) { ops.push({ kind: 'write', rel, content: appendLines(cur, homeHeader(titleOf(rel), 'review', t), add.lines), expected: cur ?? null }); otherHomes.add(rel); copied.push(...add.taken); }
   }
+  // what is filed must still be there when it is written (a forget since the plan: planned again)
+  const live = sourcesLive(copied);
+  if (live) ops.unshift(live);
   const written = (e: SourcedEntry): boolean => res.decisions.includes(cite(e)) || res.lessons.includes(cite(e)) || otherHomes.has(CANONICAL_HOME[e.type!]);
   res.extracted = found.map((f) => ({ source: f.source, type: f.entry.type!, text: f.entry.text, home: CANONICAL_HOME[f.entry.type!], filed: !!opts.applyExtracted && written(f.entry) }));
 

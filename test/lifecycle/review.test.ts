@@ -80,6 +80,21 @@ describe('review', () => {
     expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8').match(/systemd timers/gi)?.length).toBe(1);
   });
 
+  it('a lesson forgotten while the review plans is not filed into its home (found by the chaos run)', async () => {
+    const root = tmpTree(week());
+    const { forgetEntry } = await import('../../lib/lifecycle/entries.js');
+    const r = await runReview(testCtx(root), {
+      health: HEALTH,
+      beforeApply: (attempt) => { if (attempt === 0) forgetEntry(testCtx(root), '^les00001'); },
+    });
+    const lessons = readFileSync(join(root, 'memory/procedural/lessons-learned.md'), 'utf8');
+    expect(lessons).not.toContain('^les00001');
+    expect(r.retries).toBe(1); // the plan's copy of ^les00001 was refused, the review planned again
+    expect(lessons).toContain('always pin the node version in CI'); // the other lesson with the same words (^les00002)
+    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('^dec00002');
+    expect(readFileSync(join(root, 'memory/.trash/forgotten/2026-05-15.md'), 'utf8')).toContain('^les00001');
+  });
+
   it('suggests sublimation for 3+ related lesson/preference entries; at most 5 open questions', async () => {
     const files = week();
     files['memory/semantic/preferences.md'] = '---\ntags: [style]\nlast_verified: 2026-05-10\n---\n# Preferences\n- 09:00 [PREF] short answers #style ^pref0002\n- 09:00 [PREF] no emojis #style ^pref0003\n';
