@@ -12,7 +12,7 @@ import type { Ctx } from '../core/context.js';
 import { addDays, localDate } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { parseSessionState } from '../format/session-state.js';
-import { classify, PATHS } from '../format/layout.js';
+import { classify, dayOfName, PATHS } from '../format/layout.js';
 import { readMemoryFile } from '../store/store.js';
 
 export const DEFAULT_MAX_CHARS = 16000;
@@ -71,7 +71,7 @@ function dayFiles(root: string, date: string, noteDirs: string[]): string[] {
   const scan = (dir: string): void => {
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { return; }
-    const mine = names.filter((n) => n === `${date}.md` || (/^[- _]$/.test(n.charAt(date.length)) && n.startsWith(date) && n.endsWith('.md'))).sort((a, b) => (a === `${date}.md` ? -1 : b === `${date}.md` ? 1 : a.localeCompare(b)));
+    const mine = names.filter((n) => dayOfName(n) === date).sort((a, b) => (a === `${date}.md` ? -1 : b === `${date}.md` ? 1 : a.localeCompare(b)));
     for (const n of mine) out.push(`${dir}/${n}`);
   };
   scan(PATHS.episodic);
@@ -100,8 +100,8 @@ export function lastNoteDays(root: string, today: string, n = 2, noteDirs = note
     let names: string[] = [];
     try { names = readdirSync(join(root, dir)); } catch { continue; }
     for (const name of names) {
-      const m = /^(\d{4}-\d{2}-\d{2})(?:[- _][^/]*)?\.md$/.exec(name);
-      if (m && m[1]! <= today) days.add(m[1]!);
+      const day = dayOfName(name);
+      if (day && day <= today) days.add(day);
     }
   }
   return [...days].sort().reverse().slice(0, n);

@@ -49,6 +49,11 @@ export interface FileInfo {
 // app names them, "2026-11-20 Friday.md" / 2026-11-20_notes.md
 const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:[- _][^/]*)?\.md$/;
 
+/** The day a file's name gives it ("2026-11-20.md", "2026-11-20 Friday.md" → "2026-11-20"), if any. */
+export function dayOfName(name: string): string | undefined {
+  return DAY.exec(name)?.[1];
+}
+
 export function episodicPath(date: string): string {
   return `${PATHS.episodic}/${date}.md`;
 }
