@@ -35,7 +35,7 @@ import { applyPlanned, cite, DAY_KINDS, dayFiles, plural, read, sourcesLive, typ
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  activationFn, CHECKBOX, eachFileEntries, freeFormEntries, indexLine, indexSection, linkLabel, managedLines, MEMORY_INDEX, removeLines, sentenceLine, SOURCE_KINDS, withoutCitation,
+  activationFn, CHECKBOX, eachFileEntries, freeFormEntries, indexLine, indexSection, linkDest, linkLabel, managedLines, MEMORY_INDEX, removeLines, sentenceLine, SOURCE_KINDS, withoutCitation,
   type MemEntry, type RecallRec,
 } from './pipeline.js';
 
@@ -93,7 +93,7 @@ export function buildSummary(date: string, day: MemEntry[], openLine: string | u
   const groups = new Map<string, string[]>(SUMMARY_SECTIONS.map((s) => [s, []]));
   for (const e of day) {
     const s = section(e);
-    if (s) groups.get(s)!.push(`- ${withoutCitation(e.text)} — [${cite(e)}](${posix.relative(posix.dirname(rel), e.path)})`);
+    if (s) groups.get(s)!.push(`- ${withoutCitation(e.text)} — [${cite(e)}](${linkDest(posix.relative(posix.dirname(rel), e.path))})`);
   }
   if (openLine) for (const part of openLine.split(/;\s*/)) if (part.trim()) groups.get('Action Items')!.push(`- ${part.trim()} (closure block)`);
   const counts = Object.fromEntries([...groups].map(([k, v]) => [k, v.length]));
@@ -260,7 +260,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
       if (v < RECALL_THRESHOLD) { drop.push(m.line); reconcile.removed.push(`${m.raw.trim()} (activation ${v.toFixed(2)})`); continue; }
       // the fact moved (archived day, filed in its home): the link follows it
       if (m.target !== src.path) {
-        lines[m.line - 1] = m.raw.replace(/\[[^\]]*\]\([^)\s#]+#\^/, `[${linkLabel(src.path)}](${src.path}#^`);
+        lines[m.line - 1] = m.raw.replace(/\[[^\]]*\]\([^)\s#]+#\^/, `[${linkLabel(src.path)}](${linkDest(src.path)}#^`);
         reconcile.relinked.push(`^${m.id}: ${m.target} → ${src.path}`);
       }
     }

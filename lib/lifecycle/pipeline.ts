@@ -199,9 +199,23 @@ export function managedLines(text: string): ManagedLine[] {
   const out: ManagedLine[] = [];
   text.split('\n').forEach((raw, i) => {
     const m = MANAGED_RE.exec(raw);
-    if (m && m[2] === m[3] && /^[-*] /.test(raw)) out.push({ line: i + 1, raw, id: m[2]!, target: m[1]! });
+    if (m && m[2] === m[3] && /^[-*] /.test(raw)) out.push({ line: i + 1, raw, id: m[2]!, target: linkPath(m[1]!) });
   });
   return out;
+}
+
+/**
+ * A path as a markdown link destination: spaces, parentheses and "%" percent-encoded. A bare
+ * destination ends at a space, so "memory/Daily/2026-11-20 Friday.md" would not link; GitHub,
+ * Obsidian and memtier's own link checks decode it.
+ */
+export function linkDest(path: string): string {
+  return path.replace(/[ ()%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** A link destination back to its path (linkDest undone; a destination that does not decode is kept as written). */
+export function linkPath(dest: string): string {
+  try { return decodeURIComponent(dest); } catch { return dest; }
 }
 
 /** Short label of a link target: the day for dated files, the file name otherwise. */
@@ -216,7 +230,7 @@ export function indexLine(text: string, target: string, id: string): string {
   let t = plainText(withoutCitation(text)).replace(/\s*[—–]\s*$/, '');
   if ([...t].length > INDEX_TEXT_MAX) t = [...t].slice(0, INDEX_TEXT_MAX - 1).join('').replace(/\s+\S*$/, '') + '…';
   t = t.replace(/^./, (c) => c.toUpperCase());
-  return `- ${t} — [${linkLabel(target)}](${target}#^${id}) ^${id}`;
+  return `- ${t} — [${linkLabel(target)}](${linkDest(target)}#^${id}) ^${id}`;
 }
 
 /** The section a managed line of this type goes to. */

@@ -25,7 +25,7 @@ export { TOPICS_FILE };
 import { CJK_STOP, EN_STOP } from '../search/stopwords.js';
 import { tokenize } from '../search/tokenize.js';
 import { applyPlanned, cite, plural, read, today as todayOf, type Op } from './common.js';
-import { collectEntries, contentWords, withoutCitation, type MemEntry } from './pipeline.js';
+import { collectEntries, contentWords, linkDest, withoutCitation, type MemEntry } from './pipeline.js';
 
 export const TOPICS_STATE = '.memtier/topics.json';
 export const MIN_ENTRIES = 3;
@@ -130,7 +130,7 @@ export function findTopics(entries: MemEntry[], today: string): Topic[] {
 const decay = (idle: number): number => Math.round((idle <= IDLE_DAYS ? 1 : Math.pow(0.5, (idle - IDLE_DAYS) / IDLE_DAYS)) * 1000) / 1000;
 
 function link(e: MemEntry): string {
-  return `[${cite(e)}](${posix.relative(PATHS.palace, e.path)})`;
+  return `[${cite(e)}](${linkDest(posix.relative(PATHS.palace, e.path))})`;
 }
 
 function entryLine(e: MemEntry): string {

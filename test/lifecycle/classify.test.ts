@@ -107,6 +107,22 @@ describe('memtier consolidate over a daily note of a person\'s own (memory/Daily
     expect(section('Action Items').trim()).toBe('- [ ] ask Marco for the CMS export — [memory/Daily/2026-05-15.md#L8](../../Daily/2026-05-15.md)');
     expect(sum).not.toContain('usability test room');
   });
+
+  it('links a daily note whose name has a space ("2026-05-15 Friday.md") with the space encoded, so the link works', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory/Daily'));
+    writeFileSync(join(root, 'memory/Daily/2026-05-15 Friday.md'), '# Friday\n\nDecided to go with Astro for the marketing site.\n');
+    expect((await runCli(['consolidate', '--root', root])).code).toBe(0);
+    expect(readFileSync(join(root, 'memory/reviews/daily/2026-05-15.md'), 'utf8')).toContain('— [memory/Daily/2026-05-15 Friday.md#L3](../../Daily/2026-05-15%20Friday.md)');
+    const { linkDest, linkPath, managedLines, indexLine } = await import('../../lib/lifecycle/pipeline.js');
+    expect(linkDest('memory/Projects/Website Redesign (v2).md')).toBe('memory/Projects/Website%20Redesign%20%28v2%29.md');
+    expect(linkPath(linkDest('memory/a b/100% (x).md'))).toBe('memory/a b/100% (x).md');
+    // a MEMORY.md index line to such a file is read back with its real path (consolidate relinks by it)
+    const line = indexLine('Astro for the marketing site', 'memory/Daily/2026-05-15 Friday.md', 'abc1234567');
+    expect(managedLines(line)[0]).toMatchObject({ id: 'abc1234567', target: 'memory/Daily/2026-05-15 Friday.md' });
+  });
 });
 
 describe('relative dates in notes of past days', () => {
