@@ -121,6 +121,9 @@ results.push(await alone('watch/client.js', '_client.js'));
 // an index build's worker thread (lib/search/index-pool.ts starts ./_index-worker.js beside the bundle
 // that builds; the underscore keeps it from being taken for a command): only a build loads it
 results.push(await alone('search/index-worker.js', '_index-worker.js', { external: ['gray-matter'], define: { MEMTIER_BUNDLED: 'true' } }));
+// health's first-pass worker thread (lib/health/first-pass.ts starts ./_health-worker.js beside the
+// health bundle): only a large first run of `health` (or a full run after many changes) loads it
+results.push(await alone('health/first-pass-worker.js', '_health-worker.js', { external: ['gray-matter', 'unified', 'remark-parse', 'diff'], define: { MEMTIER_BUNDLED: 'true' } }));
 /**
  * ASCII-only bundles: esbuild escapes non-ASCII characters in strings but leaves them in regular
  * expression literals, comments and String.raw templates (the capture rules' and aliases' Chinese

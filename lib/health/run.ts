@@ -10,14 +10,15 @@ import { join } from 'node:path';
 import { PATHS } from '../format/layout.js';
 import { LOCK_FILE, lockIsStale, lockKind } from '../store/lock.js';
 import { openStore } from '../store/store.js';
-import { estimateTokens } from '../memory/tokens.js';
+import { watchMachine, type Host } from '../core/workers.js';
+import { fileTokens, firstPass, type PassOptions } from './first-pass.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
 import { loadSnapshot, type MemFile, type Snapshot } from '../memory/snapshot.js';
 import { HEALTH_FILES_JSON } from './report.js';
-import { FileMemo, HEALTH_SUMMARY_JSON, isNum, summaryOf } from './summary.js';
-import { buildReuse, keptData, keptFindings, localFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
+import { FileMemo, HEALTH_SUMMARY_JSON } from './summary.js';
+import { buildReuse, keptData, keptFindings, parseReuse, REUSED, reusedCheck, type Kept, type ReuseSection } from './reuse.js';
 import type { Check, CheckEnv, CheckOutput, CheckResult, Finding, Severity } from './types.js';
 
 export interface HealthOptions {
@@ -34,6 +35,8 @@ export interface HealthOptions {
    * Ignored with `fix` or `only`.
    */
   quiet?: boolean;
+  /** The first pass's worker (tests: its module, and told how many files it did; first-pass.ts). */
+  firstPass?: Omit<PassOptions, 'host'>;
 }
 
 export interface HealthReport {
@@ -144,8 +147,10 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   // torn append cut back exactly, its temp files swept); report it, then check what is left.
   if (opts.fix) fixed.push(...storeRecovery(ctx));
   // with summaries, a file is read only when its summaries are not kept, once, by summarizeFiles
+  // whether a core is idle for a first pass's worker, watched over the walk (core/workers.ts)
+  const host = memo ? watchMachine() : undefined;
   let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined });
-  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept);
+  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: host! });
   const checks = opts.checks ? selected : reusing(selected, kept, true);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   let pass = await runChecks(checks, snap, env);
@@ -198,31 +203,17 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
 }
 
 /**
- * A full run's first pass over the files whose summaries or kept findings do not hold (every file
- * on a first run): a file at a time, its text is read, every check's summaries of it made
- * (Check.summarize, and its token count) and the findings that depend on it alone worked out
- * (localFindings), then its text let go of, so the memory's texts are never all held at once and
- * the checks then run from summaries, as over an unchanged memory. Returns `kept` with those
- * files' findings in it (the checks take them as kept ones).
+ * The first pass over the files whose summaries or kept findings do not hold (every file on a
+ * first run; first-pass.ts). Returns `kept` with those files' findings in it.
  */
-async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined): Promise<Kept | undefined> {
+async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined, o: PassOptions): Promise<Kept | undefined> {
   const memo = env.memo!;
   const todo = snap.files.filter((f) => {
     const k = kept?.files.get(f.rel);
     return !(k && k.size === f.size && k.mtimeMs === f.mtimeMs && memo.keeps(f));
   });
   if (todo.length === 0) return kept;
-  const each: ((f: MemFile) => void)[] = [];
-  for (const c of checks) { const s = c.summarize?.(snap, env); if (s) each.push(s); }
-  const ids = new Set(checks.map((c) => c.id));
-  const files = new Map(kept?.files);
-  for (const f of todo) {
-    for (const s of each) s(f);
-    fileTokens(env, f);
-    files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await localFindings(snap, f, ids) });
-    snap.release(f);
-  }
-  return { files, checks: kept?.checks ?? new Map() };
+  return firstPass(checks, snap, env, kept, todo, o);
 }
 
 /**
@@ -276,8 +267,6 @@ function memoryFigures(snap: Snapshot, env: CheckEnv): Record<string, unknown> {
   return { files: snap.files.length, bytes, hotTokens, tokens };
 }
 
-/** The file's token estimate, kept per file (-1: unreadable). */
-const fileTokens = (env: CheckEnv, f: MemFile): number => summaryOf(env, 'tokens', f, () => (f.text === undefined ? -1 : estimateTokens(f.text)), (x) => (isNum(x) ? x : undefined));
 
 function storeRecovery(ctx: Ctx): string[] {
   const lock = join(ctx.root, LOCK_FILE);

@@ -126,6 +126,36 @@ export class FileMemo {
     return v;
   }
 
+  /** The summaries made this run of the file at `rel`, by name (what a worker thread hands back: adopt()). */
+  madeOf(rel: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [name, made] of this.made) {
+      const v = made.get(rel);
+      if (v !== undefined) out[name] = v;
+    }
+    return out;
+  }
+
+  /**
+   * Summaries another thread made this run (a worker's FileMemo: madeOf() of each of its files),
+   * its words numbered in its own vocabulary `words`: taken as this run's, the words numbered in
+   * this one's vocabulary (renumber, by summary name: what translates a summary holding word
+   * numbers through `map`, old number → new).
+   */
+  adopt(words: readonly string[], files: readonly [rel: string, summaries: Record<string, unknown>][], renumber: ReadonlyMap<string, (x: unknown, map: Int32Array) => unknown>): void {
+    const map = new Int32Array(words.length);
+    for (let i = 0; i < words.length; i++) map[i] = this.vocab.id(words[i]!);
+    for (const [rel, data] of files) {
+      for (const name in data) {
+        let made = this.made.get(name);
+        if (!made) this.made.set(name, (made = new Map()));
+        const r = renumber.get(name);
+        made.set(rel, r ? r(data[name], map) : data[name]);
+      }
+    }
+    this.fresh = true;
+  }
+
   /** Replace the vocabulary (near-duplicates renumbering its words: the summaries holding numbers are renumbered by the caller). */
   renumbered(vocab: Vocab): void {
     this.vocab = vocab;

@@ -88,6 +88,12 @@ export interface Check {
    */
   summarize?(snap: Snapshot, env: CheckEnv): ((f: MemFile) => void) | undefined;
   /**
+   * The check's summary named as the check holds numbers of env.memo.vocab's words: this
+   * translates one (made with another vocabulary, on a worker thread) through `map`, old number →
+   * new, returning it renumbered (first-pass.ts).
+   */
+  renumberSummary?(summary: unknown, map: Int32Array): unknown;
+  /**
    * Repair this check's fixable findings through the store (openStore(env.ctx).mutate, or an
    * exported helper of the module that owns the operation). Returns one line per repair done.
    * Never removes or rewrites text a person wrote.

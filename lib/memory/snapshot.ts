@@ -308,15 +308,8 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
   const gitLock = stat(join(root, '.git', 'index.lock'));
   if (gitLock?.file) locks.push({ rel: '.git/index.lock', size: gitLock.size, mtimeMs: gitLock.mtimeMs });
 
-  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  const byRel = new Map(files.map((f) => [f.rel, f]));
-  const lineCache = new WeakMap<MemFile, string[]>();
-  const entryCache = new WeakMap<MemFile, LocatedEntry[]>();
   const byPath = (a: { rel: string }, b: { rel: string }): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
-  return {
-    root,
-    files,
-    byRel,
+  return assemble(root, files, {
     tempFiles: tempFiles.sort(byPath),
     rotating: rotating.sort(byPath),
     locks: locks.sort(byPath),
@@ -325,6 +318,32 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
     otherFiles: otherFiles.sort(byPath),
     strays: strays.sort(byPath),
     special: special.sort(byPath),
+  });
+}
+
+/**
+ * A lazy snapshot of the memory files another snapshot walked (their paths and stats, as
+ * `files` lists them), without walking again: each file read on its first use. Only its files
+ * (no leftovers, locks or special paths): what a health worker thread needs to summarize some of
+ * them (health/first-pass.ts).
+ */
+export function lazySnapshotOf(root: string, files: readonly PlainFile[]): Snapshot {
+  const src: Source = { root, folders: new Set() };
+  const list: MemFile[] = files.map((f) => new LazyFile(classify(f.rel), { ino: 0, size: f.size, mtimeMs: f.mtimeMs }, src));
+  return assemble(root, list, { tempFiles: [], rotating: [], locks: [], trashBytes: 0, stateBytes: 0, otherFiles: [], strays: [], special: [] });
+}
+
+/** The snapshot over `files` (sorted here) and what else the walk found. */
+function assemble(root: string, files: MemFile[], rest: Omit<Snapshot, 'root' | 'files' | 'byRel' | 'lines' | 'entries' | 'release' | 'endsInLineBreak'>): Snapshot {
+  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const byRel = new Map(files.map((f) => [f.rel, f]));
+  const lineCache = new WeakMap<MemFile, string[]>();
+  const entryCache = new WeakMap<MemFile, LocatedEntry[]>();
+  return {
+    root,
+    files,
+    byRel,
+    ...rest,
     lines(f) {
       let l = lineCache.get(f);
       if (!l) { l = (f.text ?? '').split('\n'); lineCache.set(f, l); }

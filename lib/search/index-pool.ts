@@ -11,11 +11,12 @@
  * the files left itself (the same result). Only a build loads this module's workers; a search
  * never does.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { AUTO_WORKER_BYTES, AUTO_WORKER_FILES, poolSize as workersFor, workerUrl as findWorker, type Host } from '../core/workers.js';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import type { Dictionary } from './term-coder.js';
 import type { BatchAnswer, WorkerInit } from './index-worker.js';
+
+export { AUTO_WORKER_BYTES, AUTO_WORKER_FILES };
 
 /** Text per batch (bytes). */
 const BATCH_BYTES = 256 * 1024;
@@ -26,69 +27,15 @@ const STALL_MS = 15_000;
 const MAX_TERMS = 10_000;
 /** A worker's young generation (MB; V8's default lets it grow to 48). */
 const YOUNG_MB = 2;
-/** How long the CPUs are watched to tell whether a core is idle (machine()). */
-const IDLE_SAMPLE_MS = 50;
-/** Most workers. */
-const MAX_WORKERS = 4;
-/**
- * Most files a build takes a worker for unasked. A worker adds ~30-35 MB to the process's peak
- * (its V8 heap and its thread's malloc arena); the main thread's peak, with the young generation
- * held small (core/heap.ts), is ~70 MB plus ~1.6 MB per 1,000 files (147-152 MB at 50,000 notes):
- * up to ~60,000 files the two stay under the 200 MB ceiling (182 MB at 50,000).
- */
-export const AUTO_WORKER_FILES = 60_000;
-/** Least text a build takes a worker for unasked: below it, starting the worker (~30-50 ms) costs more than it saves. */
-export const AUTO_WORKER_BYTES = 4 * 1024 * 1024;
-
-/**
- * How many workers an index build uses: MEMTIER_INDEX_WORKERS (0 = none, at most MAX_WORKERS);
- * else one, beside the main thread's own share, when the build has at least AUTO_WORKER_BYTES of
- * text in at most AUTO_WORKER_FILES files and a core is idle for it (two or more, and other work
- * keeping at most their count less 1.5 busy now, machine(): this thread and the worker need one
- * each); else none. Measured on the 2-core machine, quiet, 10,000 notes: 4.0-4.2 s → 3.5-3.8 s
- * wall (CPU 4.6 → 6.3 s: the two threads slow each other), 120 → 137-151 MB. On a loaded machine
- * a worker only takes CPU from the rest (two workers without a share of the main thread gave no
- * wall time back at load 4 and 12-26), hence the load test.
- */
-export function poolSize(env: NodeJS.ProcessEnv = {}, build: { files: number; bytes: number } = { files: 0, bytes: 0 }, host?: { cores: number; load: number }): number {
-  const forced = env.MEMTIER_INDEX_WORKERS;
-  if (forced !== undefined && forced !== '' && Number.isInteger(Number(forced))) return Math.max(0, Math.min(MAX_WORKERS, Number(forced)));
-  if (build.bytes < AUTO_WORKER_BYTES || build.files > AUTO_WORKER_FILES) return 0;
-  const h = host ?? machine();
-  return h.cores >= 2 && h.load <= h.cores - 1.5 ? 1 : 0;
-}
-
-/**
- * The cores this process may use, and how many of them other work keeps busy now: the CPUs' busy
- * share over IDLE_SAMPLE_MS (os.cpus() before and after, this thread asleep) times the cores. Not
- * the one-minute load average: right after a build (or any minute of work of this process's own)
- * it reads 1 on an idle machine, and a next build would then go without its worker.
- */
-function machine(): { cores: number; load: number } {
-  const os = process.getBuiltinModule('node:os') as typeof import('node:os');
-  const cores = os.availableParallelism();
-  if (cores < 2) return { cores, load: cores };
-  const ticks = (): { idle: number; all: number } => {
-    let idle = 0;
-    let all = 0;
-    for (const c of os.cpus()) { const t = c.times; idle += t.idle; all += t.user + t.nice + t.sys + t.idle + t.irq; }
-    return { idle, all };
-  };
-  const a = ticks();
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, IDLE_SAMPLE_MS);
-  const b = ticks();
-  const all = b.all - a.all;
-  return { cores, load: all > 0 ? cores * (1 - (b.idle - a.idle) / all) : 0 };
-}
-
 /** The worker's module beside this one (the bundle's dist/cli/_index-worker.js, or dist/lib/search/index-worker.js), if built. */
-export function workerUrl(): URL | undefined {
-  for (const name of ['./_index-worker.js', './index-worker.js']) {
-    const u = new URL(name, import.meta.url);
-    try { if (existsSync(fileURLToPath(u))) return u; } catch { /* not a file URL */ }
-  }
-  return undefined;
-}
+export const workerUrl = (): URL | undefined => findWorker(import.meta.url, ['./_index-worker.js', './index-worker.js']);
+
+/**
+ * How many workers an index build uses (core/workers.ts; MEMTIER_INDEX_WORKERS). Measured on the
+ * 2-core machine, quiet, 10,000 notes: 4.0-4.2 s → 3.5-3.8 s wall (CPU 4.6 → 6.3 s: the two
+ * threads slow each other), 120 → 137-151 MB.
+ */
+export const poolSize = (env: NodeJS.ProcessEnv = {}, build: { files: number; bytes: number } = { files: 0, bytes: 0 }, host?: Host): number => workersFor(env, 'MEMTIER_INDEX_WORKERS', build, host);
 
 export interface PoolFile { path: string; size: number }
 

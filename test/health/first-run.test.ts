@@ -6,7 +6,7 @@
  * (no summaries, nothing kept), and it must read each note once: a check whose summaries
  * Check.summarize does not make would read every file again (and hold the texts) in run().
  */
-import fs, { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, type PathLike } from 'node:fs';
+import fs, { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync, type PathLike } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { syncBuiltinESMExports } from 'node:module';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateMemory } from '../../lib/bench/perf.js';
 import { CHECKS } from '../../lib/health/checks/index.js';
 import { runHealth, type HealthReport } from '../../lib/health/run.js';
+import { writeHealthJson } from '../../lib/health/report.js';
 import { clearReads } from '../../lib/memory/reader.js';
 import { rmTree, testCtx } from '../helpers.js';
 import { copyFixture, expectations, fixtureNames } from './fixture-kit.js';
@@ -44,6 +45,9 @@ function said(r: HealthReport): unknown {
   const findings = r.findings.map((f) => (f.check === 'disk' ? { ...f, message: f.message.replace(/[\d.]+ MiB free/, 'N MiB free') } : f));
   return { exitCode: r.exitCode, counts: r.counts, results: r.results, findings, figures };
 }
+
+/** The first pass's worker as built (npm run build): the test runs lib/ from source, which has no worker module beside it. */
+const WORKER = new URL('../../dist/lib/health/first-pass-worker.js', import.meta.url);
 
 /** Nothing kept by an earlier run (the fixtures' own .memtier/ content stays). */
 function forget(root: string): void {
@@ -99,5 +103,44 @@ describe('health, first run (nothing kept)', () => {
     const notes = [...reads.keys()].filter((rel) => rel.startsWith('memory/'));
     expect(notes.length).toBeGreaterThanOrEqual(200);
     expect(readTwice(root)).toEqual([]);
+  });
+
+  it('shares the pass with a worker thread (MEMTIER_HEALTH_WORKERS=1): the same report and kept findings as one thread alone', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memtier-first-run-'));
+    roots.push(root);
+    generateMemory(root, 300);
+    // a near-duplicate across the two threads' shares: MEMORY.md (a fact file, the first path) is
+    // the main thread's first claim, the last path the worker's, so the pair is found only when the
+    // worker's word numbers are translated into the main thread's (FileMemo.adopt)
+    appendFileSync(join(root, 'MEMORY.md'), '\n- [PREF] Ana prefers short written status reports every Friday morning\n');
+    writeFileSync(join(root, 'memory', 'semantic', 'zz-last.md'), '# Last\n\n- [PREF] Ana prefers short written status reports every Friday mornings\n');
+    const old = new Date(Date.now() - 3_600_000);
+    const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); if (e.isDirectory()) walk(p); else utimesSync(p, old, old); } };
+    walk(root);
+    const kept = (): string => readFileSync(join(root, '.memtier', 'health-files.json'), 'utf8');
+    const run = async (workers: string, url?: URL): Promise<{ report: HealthReport; onWorker: number; files: string }> => {
+      forget(root);
+      let onWorker = -1;
+      const report = await runHealth(testCtx(root, undefined, undefined, { MEMTIER_HEALTH_WORKERS: workers }), { firstPass: { ...(url ? { url } : {}), workerFirst: url === WORKER, done: (s) => { onWorker = s.onWorker; } } });
+      writeHealthJson(testCtx(root), report);
+      return { report, onWorker, files: kept() };
+    };
+    const alone = await run('0');
+    const shared = await run('1', WORKER);
+    expect(alone.onWorker).toBe(0);
+    // the worker took files from the back while the main thread took them from the front
+    expect(shared.onWorker).toBeGreaterThan(0);
+    expect(said(shared.report)).toEqual(said(alone.report));
+    expect(shared.report.findings.filter((f) => f.check === 'near-duplicates' && f.file === 'memory/semantic/zz-last.md')).toHaveLength(1);
+    expect(shared.files).toEqual(alone.files);
+    // the next run takes the summaries the shared pass kept, and reports the same
+    // (but for what .memtier/ holds now: the kept files were written since)
+    const next = await runHealth(testCtx(root));
+    const noState = (r: HealthReport): unknown => { const x = said(r) as { figures: { disk: Record<string, unknown> } }; delete x.figures.disk.stateBytes; return x; };
+    expect(noState(next)).toEqual(noState(alone.report));
+    // a worker that cannot start (no such module): the main thread does every file, the same report
+    const failed = await run('1', new URL('./no-such-worker.js', WORKER));
+    expect(failed.onWorker).toBe(0);
+    expect(said(failed.report)).toEqual(said(alone.report));
   });
 });

@@ -406,6 +406,17 @@ export const check: Check = {
     }
     return { findings: out, figures: { entriesCompared: recId.length } };
   },
+  renumberSummary(x, map) {
+    const r = x as FileRecs;
+    const w = unpackInts(r.w);
+    if (!w) return x;
+    for (let i = 0; i < w.length; ) {
+      const end = i + 2 + w[i + 1]!;
+      for (let j = i + 2; j < end; j++) w[j] = map[w[j]!]!;
+      i = end;
+    }
+    return { ...r, w: packInts(w) };
+  },
   summarize(snap, env) {
     const memo = env.memo;
     if (!memo) return undefined;

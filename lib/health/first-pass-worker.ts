@@ -1,0 +1,38 @@
+/**
+ * health's first-pass worker thread (started by first-pass.ts, never loaded otherwise): over a
+ * lazy snapshot of the files the main thread walked, it claims files from the back of the pass
+ * through the shared counter until none is left, makes each one's summaries and local findings as
+ * the main thread would (filePass), and answers once with them all.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { silentLogger, type Ctx } from '../core/context.js';
+import { lazySnapshotOf } from '../memory/snapshot.js';
+import { CHECKS } from './checks/index.js';
+import { filePass, type PassAnswer, type PassInit } from './first-pass.js';
+import { FileMemo } from './summary.js';
+import type { CheckEnv, Finding } from './types.js';
+
+const init = workerData as PassInit;
+
+async function main(): Promise<PassAnswer> {
+  const snap = lazySnapshotOf(init.root, init.files);
+  const ctx: Ctx = { root: init.root, clock: { tz: init.tz, now: () => new Date(init.nowMs) }, log: silentLogger, env: init.env, cwd: init.cwd, interactive: false };
+  const memo = new FileMemo(undefined, init.atMs);
+  const env: CheckEnv = { ctx, today: init.today, limits: init.limits, memo };
+  const ids = new Set(init.checks);
+  const one = filePass(CHECKS.filter((c) => ids.has(c.id)), snap, env);
+  const n = init.todo.length;
+  const files: PassAnswer['files'] = [];
+  const findings: [string, Finding[]][] = [];
+  for (let w = 0; Atomics.add(init.ctl, 0, 1) < n; w++) {
+    if (w === 0) { Atomics.store(init.ctl, 1, 1); Atomics.notify(init.ctl, 1); }
+    const rel = init.todo[n - 1 - w]!;
+    const f = snap.byRel.get(rel);
+    if (!f) throw new Error(`not in the snapshot: ${rel}`);
+    findings.push([rel, await one(f)]);
+    files.push([rel, memo.madeOf(rel)]);
+  }
+  return { words: memo.vocab.words, files, findings };
+}
+
+main().then((a) => parentPort!.postMessage(a), (e: unknown) => parentPort!.postMessage({ words: [], files: [], findings: [], error: String(e) } satisfies PassAnswer));

@@ -1,0 +1,166 @@
+/**
+ * A full run's first pass over the files whose summaries or kept findings do not hold (every file
+ * on a first run): a file at a time, its text is read, every check's summaries of it made
+ * (Check.summarize, and its token count) and the findings that depend on it alone worked out
+ * (localFindings), then its text let go of, so the memory's texts are never all held at once and
+ * the checks then run from summaries, as over an unchanged memory.
+ *
+ * On a large pass (core/workers.ts: 4 MB of text or more, a core idle; MEMTIER_HEALTH_WORKERS=N
+ * says otherwise) a worker thread (first-pass-worker.ts) shares it: the main thread takes the files
+ * from the front, the worker from the back, each claiming the next through one shared counter
+ * until none is left, so neither waits for the other however fast each goes. The worker hands its
+ * files' summaries and findings back in one message, its summaries' words numbered in a
+ * vocabulary of its own, which FileMemo.adopt numbers in the run's (Check.renumberSummary). The
+ * checks then see every file's summaries as if the main thread had made them: the report is the
+ * same. A worker that fails or stays silent for STALL_MS is given up and the main thread does its
+ * files itself.
+ */
+import type { Worker } from 'node:worker_threads';
+import { estimateTokens } from '../memory/tokens.js';
+import type { MemFile, PlainFile, Snapshot } from '../memory/snapshot.js';
+import { machine, poolSize, workerUrl, type Host } from '../core/workers.js';
+import { localFindings, type Kept } from './reuse.js';
+import { isNum, summaryOf } from './summary.js';
+import type { Check, CheckEnv, Finding } from './types.js';
+import type { Limits } from '../memory/limits.js';
+
+/** A worker silent this long after the main thread's share is done is given up. */
+const STALL_MS = 60_000;
+/** The worker's young generation (MB): measured at 10,000 notes, 4 MB keeps the process's peak at 161 MB (V8's default: 175-184 MB) at the same speed. */
+const YOUNG_MB = 4;
+
+/** The file's token estimate, kept per file (-1: unreadable). */
+export const fileTokens = (env: CheckEnv, f: MemFile): number => summaryOf(env, 'tokens', f, () => (f.text === undefined ? -1 : estimateTokens(f.text)), (x) => (isNum(x) ? x : undefined));
+
+/** What does the pass over one file: its summaries and tokens made, its local findings returned, its text let go of. */
+export function filePass(checks: readonly Check[], snap: Snapshot, env: CheckEnv): (f: MemFile) => Promise<Finding[]> {
+  const each: ((f: MemFile) => void)[] = [];
+  for (const c of checks) { const s = c.summarize?.(snap, env); if (s) each.push(s); }
+  const ids = new Set(checks.map((c) => c.id));
+  return async (f) => {
+    for (const s of each) s(f);
+    fileTokens(env, f);
+    const found = await localFindings(snap, f, ids);
+    snap.release(f);
+    return found;
+  };
+}
+
+/** What the worker is started with (first-pass-worker.ts). */
+export interface PassInit {
+  root: string;
+  /** Every file of the snapshot (its lazy snapshot has them all: a check's summarize may look at another, e.g. TAGS.md). */
+  files: PlainFile[];
+  /** The paths to pass over, in order: the worker claims them from the back. */
+  todo: string[];
+  /** [0]: files claimed so far, by either thread; [1]: 1 once the worker has claimed its first file. */
+  ctl: Int32Array;
+  /** The checks by id (the registry's). */
+  checks: string[];
+  today: string;
+  limits: Limits;
+  env: Record<string, string | undefined>;
+  tz: string;
+  nowMs: number;
+  atMs: number;
+  cwd: string;
+}
+
+/** The worker's answer: its files' summaries (words numbered in `words`) and local findings, or why it failed. */
+export interface PassAnswer {
+  words: string[];
+  files: [rel: string, summaries: Record<string, unknown>][];
+  findings: [rel: string, found: Finding[]][];
+  error?: string;
+}
+
+/** The worker's module beside this one (the bundle's dist/cli/_health-worker.js, or dist/lib/health/first-pass-worker.js), if built. */
+const url = (): URL | undefined => workerUrl(import.meta.url, ['./_health-worker.js', './first-pass-worker.js']);
+
+export interface PassOptions {
+  /** Whether a core is idle for a worker (core/workers.ts; asked only for a pass large enough). */
+  host?: () => Host;
+  /** The worker's module (tests; default: the one built beside this module). */
+  url?: URL;
+  /** Tests: the main thread starts its share only once the worker has claimed its first file (else, on a small pass, it may do every file before the worker starts). */
+  workerFirst?: boolean;
+  /** Told how many of the files the worker did (tests). */
+  done?: (s: { files: number; onWorker: number }) => void;
+}
+
+/**
+ * The first pass over `todo` (see the module's note). Returns `kept` with those files' local
+ * findings in it (the checks take them as kept ones).
+ */
+export async function firstPass(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined, todo: MemFile[], o: PassOptions = {}): Promise<Kept> {
+  const files = new Map(kept?.files);
+  const one = filePass(checks, snap, env);
+  const note = async (f: MemFile): Promise<void> => { files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await one(f) }); };
+  let onWorker = 0;
+  const result = (): Kept => { o.done?.({ files: todo.length, onWorker }); return { files, checks: kept?.checks ?? new Map() }; };
+  let bytes = 0;
+  for (const f of todo) bytes += f.size;
+  const u = env.memo && todo.length > 1 && poolSize(env.ctx.env, 'MEMTIER_HEALTH_WORKERS', { files: todo.length, bytes }, o.host ?? machine) > 0 ? o.url ?? url() : undefined;
+  if (!u) {
+    for (const f of todo) await note(f);
+    return result();
+  }
+  const n = todo.length;
+  const ctl = new Int32Array(new SharedArrayBuffer(8));
+  const init: PassInit = {
+    root: snap.root,
+    files: snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })),
+    todo: todo.map((f) => f.rel),
+    ctl,
+    checks: checks.map((c) => c.id),
+    today: env.today,
+    limits: env.limits,
+    env: { ...env.ctx.env },
+    tz: env.ctx.clock.tz,
+    nowMs: env.ctx.clock.now().getTime(),
+    atMs: env.memo!.atMs,
+    cwd: env.ctx.cwd,
+  };
+  const wt = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+  let worker: Worker;
+  try {
+    // a small young generation: the worker's garbage is short-lived (a file's text, its parse), and each MB of it is resident
+    worker = new wt.Worker(u, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
+  } catch {
+    for (const f of todo) await note(f);
+    return result();
+  }
+  worker.unref();
+  const answer = new Promise<PassAnswer | undefined>((resolve) => {
+    worker.once('message', (m: PassAnswer) => resolve(m.error ? undefined : m));
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+  // the main thread's share: the next file from the front while any is unclaimed
+  let mine = 0;
+  if (o.workerFirst) Atomics.wait(ctl, 1, 0, STALL_MS);
+  while (Atomics.add(ctl, 0, 1) < n) await note(todo[mine++]!);
+  let got: PassAnswer | undefined;
+  if (mine < n) {
+    let timer: NodeJS.Timeout | undefined;
+    got = await Promise.race([answer, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), STALL_MS); })]);
+    clearTimeout(timer);
+  }
+  void worker.terminate();
+  if (mine < n) {
+    if (got && got.files.length === n - mine) {
+      const renumber = new Map<string, (x: unknown, map: Int32Array) => unknown>();
+      for (const c of checks) if (c.renumberSummary) renumber.set(c.id, c.renumberSummary.bind(c));
+      env.memo!.adopt(got.words, got.files, renumber);
+      for (const [rel, found] of got.findings) {
+        const f = snap.byRel.get(rel)!;
+        files.set(rel, { size: f.size, mtimeMs: f.mtimeMs, findings: found });
+      }
+      onWorker = n - mine;
+    } else {
+      // the worker failed: its files done here
+      for (let i = mine; i < n; i++) await note(todo[i]!);
+    }
+  }
+  return result();
+}
