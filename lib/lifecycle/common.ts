@@ -244,3 +244,17 @@ export interface LifecycleReport {
   files: string[];
   message: string;
 }
+
+/**
+ * A path as a markdown link destination: spaces, parentheses and "%" percent-encoded. A bare
+ * destination ends at a space, so "memory/Daily/2026-11-20 Friday.md" would not link; GitHub,
+ * Obsidian and memtier's own link checks decode it.
+ */
+export function linkDest(path: string): string {
+  return path.replace(/[ ()%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** A link destination back to its path (linkDest undone; a destination that does not decode is kept as written). */
+export function linkPath(dest: string): string {
+  try { return decodeURIComponent(dest); } catch { return dest; }
+}

@@ -26,7 +26,9 @@ import type { Ctx } from '../core/context.js';
 import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
 import { fileUnits } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
-import { entriesOf, normalizeText, read, type SourcedEntry } from './common.js';
+import { entriesOf, linkDest, linkPath, normalizeText, read, type SourcedEntry } from './common.js';
+
+export { linkDest, linkPath };
 import { readPassing } from '../memory/reader.js';
 
 export interface MemEntry extends SourcedEntry {
@@ -204,19 +206,6 @@ export function managedLines(text: string): ManagedLine[] {
   return out;
 }
 
-/**
- * A path as a markdown link destination: spaces, parentheses and "%" percent-encoded. A bare
- * destination ends at a space, so "memory/Daily/2026-11-20 Friday.md" would not link; GitHub,
- * Obsidian and memtier's own link checks decode it.
- */
-export function linkDest(path: string): string {
-  return path.replace(/[ ()%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** A link destination back to its path (linkDest undone; a destination that does not decode is kept as written). */
-export function linkPath(dest: string): string {
-  try { return decodeURIComponent(dest); } catch { return dest; }
-}
 
 /** Short label of a link target: the day for dated files, the file name otherwise. */
 export function linkLabel(rel: string): string {

@@ -23,7 +23,7 @@ import { parseSimpleFrontmatter } from '../format/frontmatter-simple.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { parseEntries, parseEntryLine, type LocatedEntry } from '../format/entry.js';
 import { readMemoryFile } from '../store/store.js';
-import { cite, normalizeText, today, type SourcedEntry } from './common.js';
+import { cite, linkDest, normalizeText, today, type SourcedEntry } from './common.js';
 
 export const VERIFIED_MAX_DAYS = 30;
 const DURABLE: ReadonlySet<FileKind> = new Set(['memory-index', 'session-state', 'todos', 'semantic', 'procedural', 'graph', 'knowledge', 'note']);
@@ -853,7 +853,7 @@ export function verify(ctx: Ctx, opts: VerifyOptions = {}): VerifyResult {
     const fs = findings.filter((f) => f.kind === k);
     if (!fs.length) continue;
     lines.push(`## ${titles[k]}`);
-    for (const f of fs) lines.push(`- [${f.file}:${f.line}](${posix.relative(PATHS.reviews, f.file)}#L${f.line}) ${f.message}${f.related?.length ? ` (see ${f.related.join(', ')})` : ''}`);
+    for (const f of fs) lines.push(`- [${f.file}:${f.line}](${linkDest(posix.relative(PATHS.reviews, f.file))}#L${f.line}) ${f.message}${f.related?.length ? ` (see ${f.related.join(', ')})` : ''}`);
     lines.push('');
   }
   if (findings.some((f) => f.kind === 'contradiction' || f.kind === 'reversed-decision')) {

@@ -57,6 +57,14 @@ describe('verify', () => {
     expect(ok.code).toBe(0);
     expect(readTree(clean)['memory/reviews/verify-2026-05-15.md']).toBeUndefined();
   });
+
+  it("links a finding in a note whose name has a space as a link (the path percent-encoded)", async () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/Projects/Website Redesign.md': '# Website Redesign\n\nThe launch is tomorrow.\n' });
+    const r = await runCli(['verify', '--root', root, '--now', '2026-05-15T12:00:00Z']);
+    expect(r.code).toBe(1);
+    const rep = readTree(root)['memory/reviews/verify-2026-05-15.md']!;
+    expect(rep).toContain('- [memory/Projects/Website Redesign.md:3](../Projects/Website%20Redesign.md#L3) ');
+  });
 });
 
 describe('verify: prose only, strict frontmatter, weekdays, --days', () => {
