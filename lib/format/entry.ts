@@ -34,7 +34,7 @@ export function isEntryType(s: string): s is EntryType {
 export interface Entry {
   /** Local date `YYYY-MM-DD` when written on the line (buffer entries), else undefined (the file's day). */
   date?: string;
-  /** Local time `HH:MM` when present. */
+  /** Local time `HH:MM` when present (a typed entry may give its day alone: `- 2026-11-24 [DECISION] …`). */
   time?: string;
   type?: EntryType;
   /** The text without time, type, id and strike-through; tags are kept in the text. */
@@ -52,6 +52,8 @@ export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9-]{2,63}$/;
 const ID_TAIL = /(?:^|\s)\^([A-Za-z0-9][A-Za-z0-9-]{2,63})\s*$/;
 export const TAG_RE = /(?:^|[\s(])[#＃]([\p{L}][\p{L}\p{N}_/-]*)/gu;
 const HEAD = /^(?:(\d{4}-\d{2}-\d{2})[ T])?(\d{2}:\d{2})(?::\d{2})?\s+/;
+/** A day without a time, before a type: `- 2026-11-24 [DECISION] …` (a sentence filed from a note that gave no time). */
+const DAY_HEAD = /^(\d{4}-\d{2}-\d{2})\s+(?=\[[A-Z]+\])/;
 const TYPE = /^\[([A-Z]+)\]\s*/;
 
 /** Is this line a bullet entry (`- ` or `* ` at column 0)? */
@@ -79,15 +81,22 @@ export function parseEntryLine(line: string): Entry | undefined {
   }
   const c0 = rest.charCodeAt(0);
   const hm = c0 >= 48 && c0 <= 57 ? HEAD.exec(rest) : null;
+  let day: RegExpExecArray | null = null;
   if (hm) {
     if (hm[1]) e.date = hm[1];
     e.time = hm[2]!;
     rest = rest.slice(hm[0].length);
+  } else if (c0 >= 48 && c0 <= 57 && (day = DAY_HEAD.exec(rest))) {
+    rest = rest.slice(day[0].length);
   }
   const tm = rest.charCodeAt(0) === 91 ? TYPE.exec(rest) : null;
   if (tm && isEntryType(tm[1]!)) {
     e.type = tm[1] as EntryType;
     rest = rest.slice(tm[0].length);
+    if (day) e.date = day[1]!;
+  } else if (day) {
+    // a day before a bracket that is no entry type: the text as written
+    rest = `${day[0]}${rest}`;
   }
   e.text = rest.trim();
   e.tags = extractTags(e.text);
@@ -132,7 +141,9 @@ export function forEachTag(text: string, f: (tag: string) => void): void {
 
 /** Format an entry as one line (no trailing newline). Text must already be one line. */
 export function formatEntryLine(e: Entry): string {
-  const head = [e.date && e.time ? `${e.date} ${e.time}` : e.time, e.type ? `[${e.type}]` : undefined, e.text]
+  // a day without a time only before a type (the parser reads `- DAY [TYPE] …`, never `- DAY text`)
+  const when = e.date && e.time ? `${e.date} ${e.time}` : e.date && e.type ? e.date : e.time;
+  const head = [when, e.type ? `[${e.type}]` : undefined, e.text]
     .filter(Boolean)
     .join(' ');
   const body = e.superseded ? `~~${head}~~${e.supersededBy ? ` superseded by ^${e.supersededBy}` : ''}` : head;

@@ -98,7 +98,8 @@ function newForHome(homeText: string | undefined, entries: SourcedEntry[]): { li
     texts.add(n);
     const out: Entry = { text: e.text, tags: e.tags };
     if (e.day) out.date = e.day;
-    out.time = e.time ?? '00:00';
+    // a sentence of a note that gave no time keeps its day alone (`- 2026-11-24 [DECISION] …`)
+    if (e.time) out.time = e.time;
     if (e.type) out.type = e.type;
     if (e.id) out.id = e.id;
     lines.push(formatEntryLine(out));

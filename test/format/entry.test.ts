@@ -13,6 +13,17 @@ describe('entry lines', () => {
     expect(parseEntryLine(formatEntryLine(e))).toEqual(e);
   });
 
+  it('a day without a time before a type is the entry\'s day (a note\'s sentence filed with no made-up time); before other text it stays text', () => {
+    const e = parseEntryLine('- 2026-11-24 [DECISION] Decided to go with Astro (from memory/Daily/2026-11-24.md#L3)')!;
+    expect(e).toEqual({ text: 'Decided to go with Astro (from memory/Daily/2026-11-24.md#L3)', tags: [], date: '2026-11-24', type: 'DECISION' });
+    expect(formatEntryLine(e)).toBe('- 2026-11-24 [DECISION] Decided to go with Astro (from memory/Daily/2026-11-24.md#L3)');
+    expect(parseEntryLine('- 2026-11-24 shipped the beta')).toEqual({ text: '2026-11-24 shipped the beta', tags: [] });
+    expect(parseEntryLine('- 2026-11-24 [draft] notes')).toEqual({ text: '2026-11-24 [draft] notes', tags: [] });
+    // a day with no type is not written alone (it would read back as text)
+    expect(formatEntryLine({ date: '2026-11-24', text: 'x', tags: [] })).toBe('- x');
+    expect(parseEntryLine('- ~~2026-05-01 [DECISION] use MySQL~~ superseded by ^abc123 ^old123')).toMatchObject({ date: '2026-05-01', type: 'DECISION', text: 'use MySQL', superseded: true });
+  });
+
   it('parseEntries finds what parsing every line of the split text finds (line numbers, ids at the start or the end)', () => {
     const reference = (text: string): LocatedEntry[] => text.split('\n').flatMap((raw, i) => {
       const e = parseEntryLine(raw);

@@ -46,7 +46,8 @@ describe('memtier review over free-form notes', () => {
     expect(dry.message).toContain('2 entries found in free-form notes (memtier review --apply files them)');
     const r = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
     expect(r.extracted.every((x: any) => x.filed)).toBe(true);
-    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('[DECISION] 决定用 Astro 重写官网，因为要静态部署 (from memory/2026-05-14.md#L3)');
+    // the note's day, and no time it did not give (no made-up 00:00)
+    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).toContain('\n- 2026-05-14 [DECISION] 决定用 Astro 重写官网，因为要静态部署 (from memory/2026-05-14.md#L3)\n');
     expect(readFileSync(join(root, 'memory/semantic/people.md'), 'utf8')).toContain('[PEOPLE] Ana owns the quarterly budget review (from memory/2026-05-14.md#L5)');
     expect(readFileSync(note, 'utf8')).toBe(text);
     expect(readFileSync(join(root, r.report), 'utf8')).toContain('## Found in free-form notes');
