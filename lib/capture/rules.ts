@@ -88,8 +88,31 @@ function opensWithVerb(text: string): boolean {
   return head.includes('decided ') || head.includes('agreed ') || head.includes('settled on') || head.includes('opted ');
 }
 
+/**
+ * The label a sentence opens with ("Lesson: …" → "lesson", "经验：…" → "经验"), lower-cased, or '':
+ * the words before a colon in its first 24 characters. The label rules run (and a cold process
+ * compiles them) only for a sentence whose label is one of theirs.
+ */
+function labelOf(text: string): string {
+  let at = text.indexOf(':');
+  const wide = text.indexOf('：');
+  if (at < 0 || (wide >= 0 && wide < at)) at = wide;
+  if (at < 0 || at >= 24) return '';
+  // past a list mark or quote ("- ", "> ") and spaces (no pattern: a cold process compiles none for this)
+  let from = 0;
+  while (from < at) { const c = text.charCodeAt(from); if (c === 32 || c === 9 || c === 45 || c === 42 || c === 62) from++; else break; }
+  return text.slice(from, at).trim().toLowerCase();
+}
+const LESSON_LABELS = new Set(['lesson', 'lessons', 'lesson learned', 'lessons learned', 'lesson learnt', 'lessons learnt', 'til', 'learned', 'learnt', 'takeaway', 'takeaways', 'gotcha', 'postmortem', 'post-mortem', '经验', '经验教训', '教训', '心得', '收获', '体会']);
+const PREF_LABELS = new Set(['preference', 'pref', 'rule', 'house rule', 'convention', 'style', '偏好', '规则', '约定', '习惯']);
+
 /** The type rules, first match wins. */
 const RULES: TypeRule[] = [
+  // a note's own label, the writer's typing of the line ("Lesson: always check disk space before a
+  // deploy", "TIL: …", "Rule: no deploys on Fridays", "经验：…"): first, over what the words say
+  // (the pattern only says "a label, then text": which label is labelOf's test)
+  { id: 'label-lesson', type: 'LESSON', re: /[:：]\s*\S/, needs: (t) => LESSON_LABELS.has(labelOf(t)) },
+  { id: 'label-pref', type: 'PREF', re: /[:：]\s*\S/, needs: (t) => PREF_LABELS.has(labelOf(t)) },
   // lessons and post-mortems
   { id: 'lesson-en', type: 'LESSON', re: /\b(?:lesson(?:s)? learned|learned (?:the hard way|that)|turns out|root cause|never again|the fix was|should have|the mistake was|the problem was|post-?mortem|caused by|we learned)\b/ },
   { id: 'lesson-zh', type: 'LESSON', re: /教训|学到了?|原来是|根因|根本原因|再也不|踩(?:了)?坑|问题出在|下次(?:一定|要|别|记得)|事后看/ },

@@ -46,12 +46,13 @@ export interface FileInfo {
 }
 
 // a file named by its day: 2026-11-20.md, 2026-11-20-standup.md, or as a person's daily notes
-// app names them, "2026-11-20 Friday.md" / 2026-11-20_notes.md
-const DAY = /(?:^|\/)(\d{4}-\d{2}-\d{2})(?:[- _][^/]*)?\.md$/;
+// app names them, "2026-11-20 Friday.md" / 2026-11-20_notes.md, Logseq's journals/2026_11_20.md
+const DAY = /(?:^|\/)(\d{4})([-_])(\d{2})\2(\d{2})(?:[- _][^/]*)?\.md$/;
 
-/** The day a file's name gives it ("2026-11-20.md", "2026-11-20 Friday.md" → "2026-11-20"), if any. */
+/** The day a file's name gives it ("2026-11-20.md", "2026-11-20 Friday.md", "2026_11_20.md" → "2026-11-20"), if any. */
 export function dayOfName(name: string): string | undefined {
-  return DAY.exec(name)?.[1];
+  const m = DAY.exec(name);
+  return m ? `${m[1]}-${m[3]}-${m[4]}` : undefined;
 }
 
 export function episodicPath(date: string): string {
@@ -95,7 +96,7 @@ export function archivePath(date: string): string {
 /** Classify a root-relative path into its kind and tier. */
 export function classify(rel: string): FileInfo {
   const r = rel.replace(/\\/g, '/');
-  const day = DAY.exec(r)?.[1];
+  const day = dayOfName(r);
   const withDate = (kind: FileKind, tier: Tier): FileInfo => (day ? { rel: r, kind, tier, date: day } : { rel: r, kind, tier });
   if (r === PATHS.memoryIndex) return { rel: r, kind: 'memory-index', tier: 'hot' };
   if (r === PATHS.sessionState) return { rel: r, kind: 'session-state', tier: 'hot' };

@@ -23,7 +23,7 @@
  */
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import { contentKey, keyAnchor, type EntryType } from '../format/entry.js';
+import { contentKey, extractTags, keyAnchor, type EntryType } from '../format/entry.js';
 import { fileUnits } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { entriesOf, linkDest, linkPath, normalizeText, read, type SourcedEntry } from './common.js';
@@ -52,6 +52,10 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
   const out: MemEntry[] = [];
   const lines = text.split('\n');
   for (const u of fileUnits(rel, text)) {
+    nestedBullets(lines, u.line, u.endLine, (line, t) => {
+      const day = u.date ?? info.date;
+      out.push({ text: t, tags: extractTags(t), line, raw: lines[line - 1]!, path: rel, ...(day ? { day } : {}), kind: info.kind, tier: info.tier });
+    });
     if (/^[-*] \S/.test(lines[u.line - 1] ?? '') || !u.text.trim()) continue; // bullets are entries already
     // a section's own bullets too (a "## Todo" list under a heading): they are entries already, and
     // run into the paragraph they would read as one sentence
@@ -70,8 +74,28 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
   return out;
 }
 
-/** A checklist item's text ("[ ] ask Marco for the CMS export", "[x] booked the room"): a task on the person's own list. */
-export const CHECKBOX = /^\[[ xX]\]\s/;
+/**
+ * An outliner's nested bullet (Logseq, Obsidian, Workflowy: "\t- Decided to go with Astro" under
+ * "- Met with Priya"): no entry (an entry is a bullet at column 0), but a line of the person's own
+ * text, read like one. Calls `visit` with each one's line (1-based) and its text, of lines
+ * [from, to] (1-based, inclusive).
+ */
+function nestedBullets(lines: string[], from: number, to: number, visit: (line: number, text: string) => void): void {
+  for (let i = from - 1; i < to && i < lines.length; i++) {
+    const m = /^[ \t]+[-*+] (\S.*)$/.exec(lines[i]!);
+    if (m) visit(i + 1, m[1]!.trim());
+  }
+}
+
+/**
+ * A task on the person's own list: a checklist item ("[ ] ask Marco for the CMS export", "[x]
+ * booked the room") or an outliner's task marker (Logseq and org-mode: "TODO …", "LATER …",
+ * "DONE …"). Not a fact to file.
+ */
+export const CHECKBOX = /^(?:\[[ xX]\]|(?:TODO|DOING|NOW|LATER|WAITING|DONE|CANCELED|CANCELLED)(?=\s))\s/;
+
+/** Is the task (CHECKBOX) still to do: an open box, or TODO, DOING, NOW, LATER, WAITING? */
+export const openTask = (text: string): boolean => /^(?:\[ \]|TODO|DOING|NOW|LATER|WAITING)\s/.test(text);
 
 /**
  * The line a paragraph's sentence starts on: the first line from the paragraph's own (`from`, its

@@ -1,3 +1,42 @@
+describe('a Logseq graph moved into memory/ (journals/2026_05_14.md, outliner bullets, TODO markers)', () => {
+  const journal = [
+    '- Met with [[Priya]] about the [[Website Redesign]]',
+    '\t- Decided to go with Astro for the marketing site',
+    '\t- She prefers async updates over meetings',
+    '- TODO ask Marco for the CMS export',
+    '- DONE book the usability test room',
+    '- Deploy failed again because the staging DB ran out of disk',
+    '\t- Lesson: always check free disk space before a deploy',
+    '',
+  ].join('\n');
+
+  it('dates the journal by its name, reads nested bullets as the person\'s text, files no task; consolidate lists TODO as an action item and leaves DONE out; boot shows the day', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory/journals'));
+    const note = join(root, 'memory/journals/2026_05_14.md');
+    writeFileSync(note, journal);
+    const dry = JSON.parse((await runCli(['review', '--root', root, '--json'])).stdout);
+    expect(dry.extracted.map((x: any) => [x.type, x.source])).toEqual([
+      ['DECISION', 'memory/journals/2026_05_14.md#L2'],
+      ['LESSON', 'memory/journals/2026_05_14.md#L7'],
+    ]);
+    const applied = JSON.parse((await runCli(['review', '--root', root, '--apply', '--json'])).stdout);
+    expect(applied.extracted.every((x: any) => x.filed)).toBe(true);
+    expect(readFileSync(join(root, 'memory/procedural/lessons-learned.md'), 'utf8')).toContain('\n- 2026-05-14 [LESSON] Lesson: always check free disk space before a deploy (from memory/journals/2026_05_14.md#L7)\n');
+    expect(readFileSync(note, 'utf8')).toBe(journal);
+    expect((await runCli(['consolidate', '--root', root, '--date', '2026-05-14'])).code).toBe(0);
+    const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-14.md'), 'utf8');
+    const section = (name: string): string => sum.split(`## ${name}\n`)[1]!.split('\n## ')[0]!;
+    expect(section('Action Items').trim()).toBe('- TODO ask Marco for the CMS export — [memory/journals/2026_05_14.md#L4](../../journals/2026_05_14.md)');
+    expect(section('Decisions Made')).toContain('Decided to go with Astro for the marketing site — [memory/journals/2026_05_14.md#L2]');
+    expect(sum).not.toContain('usability test room');
+    const boot = JSON.parse((await runCli(['boot', '--root', root, '--json', '--now', '2026-05-15T10:00:00Z'])).stdout);
+    expect(boot.files.map((f: any) => f.path)).toContain('memory/journals/2026_05_14.md');
+  });
+});
+
 /**
  * classify: orphans of memtier's logs typed and tagged in place with --apply (id, time and words
  * kept), tags only from TAGS.md, a person's OpenClaw day reported but never rewritten, what no rule
