@@ -44,8 +44,8 @@ export function headLines(text: string, min: number): string[] {
   return out;
 }
 
-/** A tags line: `#tags: a, b` (seed 004) or `tags: [a, b]` / `tags: a, b` (frontmatter). */
-export const TAGS_LINE = /^\s*#?tags\s*:\s*(.*)$/i;
+/** A tags line: `#tags: a, b` (seed 004), `tags: [a, b]` / `tags: a, b` (frontmatter) or `tags:: a, b` (a Logseq property). */
+export const TAGS_LINE = /^\s*#?tags\s*::?\s*(.*)$/i;
 
 /** Tags listed on a tags line's value: `[a, "b"]`, `a, b`, `#a #b`. Lower-cased. */
 export function parseTagList(value: string): string[] {

@@ -71,10 +71,42 @@ function aliasValue(v: string): string[] {
   return inner.split(',').map((s) => unquote(s).trim()).filter(Boolean);
 }
 
-/** The YAML subset reader. Returns undefined when the block needs the strict parser. */
+/** A Logseq page property: `tags:: people, marketing`, `alias:: Priya Shah`. */
+const PROPERTY = /^([A-Za-z][\w-]*):: ?(.*)$/;
+
+/** A property's list: `a, b`, `[[a]], [[b c]]`, `#a #b` (Logseq writes all three). */
+function propertyList(v: string): string[] {
+  return v.replace(/\[\[|\]\]/g, '').split(/,|\s+(?=#)/).map((s) => unquote(s).replace(/^#/, '').trim()).filter(Boolean);
+}
+
+/**
+ * A Logseq page's properties (its first lines, `key:: value`, before its first bullet), read as
+ * frontmatter: tags (lower-cased, a space in one a hyphen), alias, title, type, created/date,
+ * updated. `lines` is the block's length.
+ */
+function readProperties(lines: string[]): MiniFrontmatter {
+  const fm: MiniFrontmatter = { tags: [], lines: 0 };
+  let i = 0;
+  for (; i < lines.length && i < 100; i++) {
+    const kv = PROPERTY.exec(lines[i]!);
+    if (!kv) break;
+    const key = kv[1]!.toLowerCase();
+    const val = kv[2]!.trim();
+    if (key === 'tags' || key === 'tag') fm.tags.push(...propertyList(val).map((t) => t.toLowerCase().replace(/\s+/g, '-')));
+    else if (key === 'alias' || key === 'aliases') (fm.aliases ??= []).push(...propertyList(val));
+    else if (key === 'type') fm.type = unquote(val);
+    else if (key === 'created' || key === 'date') fm.created ??= unquote(val).slice(0, 10);
+    else if (key === 'updated' || key === 'last_verified') fm.lastVerified = unquote(val).slice(0, 10);
+    else if (key === 'title') fm.title ??= unquote(val);
+  }
+  fm.lines = i;
+  return fm;
+}
+
+/** The YAML subset reader (or a Logseq page's `key:: value` properties). Returns undefined when the block needs the strict parser. */
 export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefined {
   const fm: MiniFrontmatter = { tags: [], lines: 0 };
-  if (lines[0]?.trim() !== '---' && lines[0]?.trim() !== '---yaml') return fm;
+  if (lines[0]?.trim() !== '---' && lines[0]?.trim() !== '---yaml') return lines[0]?.includes(':: ') || lines[0]?.endsWith('::') ? readProperties(lines) : fm;
   let end = -1;
   for (let i = 1; i < lines.length && i < 200; i++) if (lines[i]!.trim() === '---' || lines[i]!.trim() === '...') { end = i; break; }
   if (end < 0) return fm; // not closed: treat as text (health reports it)
@@ -163,6 +195,22 @@ export function isEmptyTable(lines: readonly string[]): boolean {
   return rows.length > 0 && rows.length <= 2 && TABLE_DELIMITER.test(rows[rows.length - 1]!) && rows.slice(0, -1).every((l) => TABLE_ROW.test(l));
 }
 
+/** Is the text after the frontmatter (or properties) an outline: its first line a bullet, every line a bullet at column 0, indented or blank? */
+function outliner(lines: string[], from: number): boolean {
+  let bullets = 0;
+  for (let i = from; i < lines.length; i++) {
+    const l = lines[i]!;
+    const c0 = l.charCodeAt(0);
+    if (c0 === 45 || c0 === 42) { if (l.charCodeAt(1) !== 32) return false; bullets++; continue; }
+    if (l === '' || c0 === 32 || c0 === 9) { if (bullets === 0 && l.trim() !== '') return false; continue; }
+    return false;
+  }
+  return bullets > 0;
+}
+
+/** A note's name: its file's name without the folder and ".md" ("memory/pages/Website Redesign.md" → "Website Redesign"). */
+const noteName = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+
 /** Split one file's text into units. The vocabulary and the format contract (meta) and the palace views (copies of entries) have none. */
 export function fileUnits(rel: string, text: string): Unit[] {
   const info = classify(rel);
@@ -172,10 +220,15 @@ export function fileUnits(rel: string, text: string): Unit[] {
   if (!fm) fm = strictFrontmatter(text, rel);
   const fileType = fmType(fm.type);
   const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);
-  const isLog = LOG_KINDS.has(info.kind);
+  // an outliner's page (Logseq: every line a bullet or indented under one): each top-level bullet
+  // with what is indented under it is a unit, as a log's entry is, not the whole page one section
+  const isLog = LOG_KINDS.has(info.kind) || outliner(lines, fm.lines);
   const out: Unit[] = [];
   const headings: string[] = [];
+  // a person's note with no title of its own (a Logseq or Obsidian page, "pages/Priya.md": the
+  // app shows its name as its title) is titled by its name until a "# heading" gives one
   let title = fm.title ?? '';
+  const named = info.kind === 'note' && !info.date && !fm.title ? noteName(info.rel) : '';
   let section: { start: number; end: number; lines: string[] } | undefined;
   let entry: Unit | undefined;
   /** The heading path (headingPath()), kept until a heading changes it. */
@@ -185,10 +238,10 @@ export function fileUnits(rel: string, text: string): Unit[] {
     const u: Unit = { path: info.rel, line, endLine: line, tags: [...fm!.tags], tier: info.tier, kind: info.kind, heading: heading ??= headingPath(), text: '' };
     if (fileDate) u.date = fileDate;
     if (fileType) u.type = fileType;
-    if (fm!.aliases?.length && title) u.aliases = fm!.aliases.map((a): [string, string] => [title, a]);
+    if (fm!.aliases?.length && (title || named)) u.aliases = fm!.aliases.map((a): [string, string] => [title || named, a]);
     return u;
   };
-  const headingPath = (): string => [title, ...headings.filter(Boolean)].filter((h, i, a) => h && a.indexOf(h) === i).join(' › ');
+  const headingPath = (): string => [title || named, ...headings.filter(Boolean)].filter((h, i, a) => h && a.indexOf(h) === i).join(' › ');
   const flushSection = (): void => {
     if (section && section.lines.some((l) => l.trim()) && !isEmptyTable(section.lines)) {
       const u = base(section.start);

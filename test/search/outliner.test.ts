@@ -1,0 +1,50 @@
+/**
+ * A Logseq graph (or any outliner's pages) moved into memory/: a page's `key:: value` properties
+ * are its frontmatter, a page with no title of its own is titled by its name, and each top-level
+ * bullet with what is indented under it is a unit (not the whole page one), so recall answers
+ * "what should I know about Priya" with the line that says it, under her name.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileUnits } from '../../lib/search/units.js';
+import { TAGS_LINE, parseTagList } from '../../lib/health/markdown.js';
+import { runCli, tmpTree } from '../helpers.js';
+
+const page = 'alias:: Priya Shah\ntags:: people, [[Team Leads]], #marketing\n\n- Head of marketing, owns the [[Website Redesign]]\n- Allergic to shellfish\n\t- so no seafood place for the team dinner\n';
+
+describe('an outliner page', () => {
+  it('reads properties as frontmatter, titles the page by its name, makes each top-level block a unit', () => {
+    const units = fileUnits('memory/pages/Priya.md', page);
+    expect(units.map((u) => [u.line, u.endLine, u.heading, u.text])).toEqual([
+      [4, 4, 'Priya', 'Head of marketing, owns the [[Website Redesign]]'],
+      [5, 6, 'Priya', 'Allergic to shellfish\n- so no seafood place for the team dinner'],
+    ]);
+    expect(units[0]!.tags).toEqual(['people', 'team-leads', 'marketing']);
+    expect(units[0]!.aliases).toEqual([['Priya', 'Priya Shah']]);
+    // a "tags::" line read as a tags line, without its second colon as a tag
+    expect(parseTagList(TAGS_LINE.exec('tags:: people, marketing')![1]!)).toEqual(['people', 'marketing']);
+  });
+
+  it('leaves a note that is not an outline as it was: a heading titles it, a paragraph and a list under it are one section', () => {
+    const note = '# Infra\n\nThe cluster runs on three nodes.\n- node-a\n- node-b\n';
+    expect(fileUnits('memory/pages/Infra notes.md', note).map((u) => [u.line, u.heading])).toEqual([[1, 'Infra']]);
+    // no heading, not an outline: the name titles the one section
+    expect(fileUnits('memory/pages/Infra notes.md', 'The cluster runs on three nodes.\n- node-a\n').map((u) => [u.line, u.heading])).toEqual([[1, 'Infra notes']]);
+    // a dated note is titled by its day's text, not by a name like "2026_11_24"
+    expect(fileUnits('memory/journals/2026_11_24.md', '- shipped the beta\n')[0]).toMatchObject({ heading: '', date: '2026-11-24' });
+  });
+
+  it('recall answers with the block that says it, under the page\'s name', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    mkdirSync(join(root, 'memory/pages'));
+    writeFileSync(join(root, 'memory/pages/Priya.md'), page);
+    writeFileSync(join(root, 'memory/pages/Marco.md'), 'tags:: people\n\n- Runs the CMS, exports take a day\n- Prefers email over chat\n');
+    const r = await runCli(['recall', '--root', root, 'what should I know about Priya before the team dinner']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('- '));
+    expect(lines[0]).toBe('- Priya — Allergic to shellfish; so no seafood place for the team dinner (memory/pages/Priya.md#L5-L6)');
+    expect(r.stdout).not.toContain('Marco');
+  });
+});
