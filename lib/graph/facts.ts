@@ -66,17 +66,32 @@ export function formatFact(f: Pick<Fact, 'subject' | 'predicate' | 'object' | 'd
   return `- [[${f.subject}]] ${f.predicate} [[${f.object}]]${f.date ? ` — ${f.date}` : ''}${f.source ? ` (source: ${f.source})` : ''}${f.id ? ` ^${f.id}` : ''}`;
 }
 
-/** The subject a note's relations belong to: its frontmatter title, else its first heading, else its name. */
+/** The subject a note's relations belong to: its frontmatter title (or Logseq `title::`), else its first heading, else its name. */
 function noteSubject(text: string, path: string): string {
   const fm = /^---\n([\s\S]*?)\n---/.exec(text);
-  const title = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : undefined;
+  const title = fm ? /^title:\s*["']?(.+?)["']?\s*$/m.exec(fm[1]!)?.[1] : /^title::\s*(.+?)\s*$/m.exec(leadingProperties(text))?.[1];
   if (title) return title.trim();
   const h = /^#\s+(.+)$/m.exec(text);
   if (h) return h[1]!.trim();
   return path.split('/').pop()!.replace(/\.md$/, '');
 }
 
-/** Relations stated in notes (`- relation_type [[Target]]`), every memory file but facts.md. */
+/** A Logseq page's properties: its first lines while they are `key:: value` ('' when it has none). */
+function leadingProperties(text: string): string {
+  let end = 0;
+  while (end < text.length) {
+    const nl = text.indexOf('\n', end);
+    const line = text.slice(end, nl < 0 ? text.length : nl);
+    if (!/^[A-Za-z][\w-]*::(?:\s|$)/.test(line)) break;
+    end = nl < 0 ? text.length : nl + 1;
+  }
+  return text.slice(0, end);
+}
+
+/** Page properties that are no relation to another page: tags, other names, Logseq's own settings. */
+const NOT_RELATIONS = new Set(['tags', 'tag', 'alias', 'aliases', 'title', 'type', 'id', 'icon', 'collapsed', 'public', 'filters', 'template', 'template-including-parent', 'exclude-from-graph-view']);
+
+/** Relations stated in notes (`- relation_type [[Target]]`, a Logseq page's `relation:: [[Target]]`), every memory file but facts.md. */
 export function noteRelations(root: string, files = listMemoryFiles(root)): Fact[] {
   const out: Fact[] = [];
   for (const rel of files) {
@@ -86,6 +101,18 @@ export function noteRelations(root: string, files = listMemoryFiles(root)): Fact
     if (!text.includes('[[')) continue;
     let subject: string | undefined;
     let fence = false;
+    // a Logseq page's properties that name pages (`owner:: [[Priya]]`, `depends-on:: [[A]], [[B]]`)
+    const props = leadingProperties(text);
+    if (props.includes('[[')) {
+      props.split('\n').forEach((l, i) => {
+        const m = /^([A-Za-z][\w-]*)::\s*(.*)$/.exec(l);
+        if (!m || NOT_RELATIONS.has(m[1]!.toLowerCase())) return;
+        for (const t of m[2]!.matchAll(/\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g)) {
+          subject ??= noteSubject(text, rel);
+          out.push({ subject, predicate: m[1]!, object: t[1]!.trim(), path: rel, line: i + 1 });
+        }
+      });
+    }
     text.split('\n').forEach((l, i) => {
       if (/^\s*(```|~~~)/.test(l)) fence = !fence;
       if (fence || !l.includes('[[')) return;

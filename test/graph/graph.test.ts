@@ -63,6 +63,25 @@ describe('the facts graph', () => {
     expect((await runCli(['graph', 'related', '--root', root, 'Nobody'])).code).toBe(2);
   });
 
+  it('reads a Logseq page\'s properties that name pages as relations of the page (not its tags or aliases)', async () => {
+    const root = await memory();
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory', 'pages'));
+    writeFileSync(join(root, 'memory', 'pages', 'Website Redesign.md'), 'status:: active\nowner:: [[Priya]]\ndepends-on:: [[CMS Migration]], [[Brand Refresh]]\ntags:: [[marketing]]\nalias:: [[Site v2]]\n\n- Goal: launch before the holidays\n- depends_on [[Hosting]]\n');
+    writeFileSync(join(root, 'memory', 'pages', 'Priya.md'), 'title:: Priya Shah\nteam:: [[Marketing]]\n\n- Head of marketing\n');
+    const list = await json(['fact', 'list', '--root', root]);
+    expect(list.facts.map((f: any) => `${f.subject} | ${f.predicate} | ${f.object} | ${f.path}:${f.line}`).sort()).toEqual([
+      'Priya Shah | team | Marketing | memory/pages/Priya.md:2',
+      'Website Redesign | depends-on | Brand Refresh | memory/pages/Website Redesign.md:3',
+      'Website Redesign | depends-on | CMS Migration | memory/pages/Website Redesign.md:3',
+      'Website Redesign | depends_on | Hosting | memory/pages/Website Redesign.md:8',
+      'Website Redesign | owner | Priya | memory/pages/Website Redesign.md:2',
+    ]);
+    // a block's property, indented under a bullet, is the block's, not the page's
+    writeFileSync(join(root, 'memory', 'pages', 'Marco.md'), '- Runs the CMS\n  owner:: [[Someone]]\n');
+    expect((await json(['fact', 'list', '--root', root, 'Marco'])).facts).toEqual([]);
+  });
+
   it('recall adds the facts about the entities a query names, and facts recalled together gain weight', async () => {
     const root = await memory();
     await json(['fact', 'add', '--root', root, 'Ana', 'owns', 'budget review']);
