@@ -195,6 +195,9 @@ export function isEmptyTable(lines: readonly string[]): boolean {
   return rows.length > 0 && rows.length <= 2 && TABLE_DELIMITER.test(rows[rows.length - 1]!) && rows.slice(0, -1).every((l) => TABLE_ROW.test(l));
 }
 
+/** A Logseq block's own settings, indented under it: its id (for block references), folding, heading style, colour. */
+const BLOCK_SETTING = /^\s+(?:id|collapsed|heading|background-color|logseq\.[\w.-]+)::(?:\s|$)/;
+
 /** Is the text after the frontmatter (or properties) an outline: its first line a bullet, every line a bullet at column 0, indented or blank? */
 function outliner(lines: string[], from: number): boolean {
   let bullets = 0;
@@ -222,7 +225,8 @@ export function fileUnits(rel: string, text: string): Unit[] {
   const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);
   // an outliner's page (Logseq: every line a bullet or indented under one): each top-level bullet
   // with what is indented under it is a unit, as a log's entry is, not the whole page one section
-  const isLog = LOG_KINDS.has(info.kind) || outliner(lines, fm.lines);
+  const outline = !LOG_KINDS.has(info.kind) && outliner(lines, fm.lines);
+  const isLog = LOG_KINDS.has(info.kind) || outline;
   const out: Unit[] = [];
   const headings: string[] = [];
   // a person's note with no title of its own (a Logseq or Obsidian page, "pages/Priya.md": the
@@ -284,6 +288,8 @@ export function fileUnits(rel: string, text: string): Unit[] {
         continue;
       }
       if (entry && space && /^\s+\S/.test(l)) {
+        // an outliner's block settings ("id:: 6565…", "collapsed:: true") say nothing
+        if (outline && BLOCK_SETTING.test(l)) continue;
         entry.text += '\n' + l.trim();
         entry.endLine = i + 1;
         continue;

@@ -11,14 +11,15 @@ import { fileUnits } from '../../lib/search/units.js';
 import { TAGS_LINE, parseTagList } from '../../lib/health/markdown.js';
 import { runCli, tmpTree } from '../helpers.js';
 
-const page = 'alias:: Priya Shah\ntags:: people, [[Team Leads]], #marketing\n\n- Head of marketing, owns the [[Website Redesign]]\n- Allergic to shellfish\n\t- so no seafood place for the team dinner\n';
+const page = 'alias:: Priya Shah\ntags:: people, [[Team Leads]], #marketing\n\n- Head of marketing, owns the [[Website Redesign]]\n  id:: 6565a1b2-0c3d-4e5f-8a9b-0c1d2e3f4a5b\n- Allergic to shellfish\n  collapsed:: true\n\t- so no seafood place for the team dinner\n';
 
 describe('an outliner page', () => {
   it('reads properties as frontmatter, titles the page by its name, makes each top-level block a unit', () => {
     const units = fileUnits('memory/pages/Priya.md', page);
     expect(units.map((u) => [u.line, u.endLine, u.heading, u.text])).toEqual([
+      // a block's own settings (its id, its folding) are not its text
       [4, 4, 'Priya', 'Head of marketing, owns the [[Website Redesign]]'],
-      [5, 6, 'Priya', 'Allergic to shellfish\n- so no seafood place for the team dinner'],
+      [6, 8, 'Priya', 'Allergic to shellfish\n- so no seafood place for the team dinner'],
     ]);
     expect(units[0]!.tags).toEqual(['people', 'team-leads', 'marketing']);
     expect(units[0]!.aliases).toEqual([['Priya', 'Priya Shah']]);
@@ -44,7 +45,7 @@ describe('an outliner page', () => {
     const r = await runCli(['recall', '--root', root, 'what should I know about Priya before the team dinner']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('- '));
-    expect(lines[0]).toBe('- Priya — Allergic to shellfish; so no seafood place for the team dinner (memory/pages/Priya.md#L5-L6)');
+    expect(lines[0]).toBe('- Priya — Allergic to shellfish; so no seafood place for the team dinner (memory/pages/Priya.md#L6-L8)');
     expect(r.stdout).not.toContain('Marco');
   });
 });
