@@ -10,7 +10,10 @@ export const command: CommandSpec = {
   description: `The nightly pipeline (seed 000; cron 03:00), in order:
   1 summarize  the day's typed entries → memory/reviews/daily/YYYY-MM-DD.md with Facts Learned,
                Decisions Made, Preferences Noted, Action Items (each line cites its source; prose
-               an agent writes under "## Notes" is kept; prompt: templates/daily-summary.md)
+               an agent writes under "## Notes" is kept; prompt: templates/daily-summary.md);
+               a person's daily note (memory/Daily/DATE.md, Logseq's journals/YYYY_MM_DD.md) is
+               the day's too: its open "- [ ]" and TODO/LATER items are action items, ticked
+               and DONE ones left out
   2 decay      activation recomputed from dates and recall history; the distribution is reported
   3 index      the search cache refreshed when files changed
   4 prune      episodic days whose entries are all below activation 0.05, and the lowest days

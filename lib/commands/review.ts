@@ -18,12 +18,14 @@ with health, stale notes and sublimation suggestions (3+ related lesson or prefe
 a proposed knowledge/ playbook). When nothing meaningful changed it says "No meaningful
 changes" and writes nothing. A file a person edits during the review keeps their edit (the
 review re-reads and redoes its change).
-Free-form notes (paragraphs and untyped bullets a person or OpenClaw wrote) go through the
-extraction rules (memtier extract --help): what they find is listed; with --apply it is filed into
-its home as a new line ending "(from PATH#Lline)" (the line its sentence is on), the note
-itself never rewritten, each sentence once. Checklist items ("- [ ] …", "- [x] …") are the
-person's tasks and are not filed. A daily note of the person's own under memory/ (e.g.
-memory/Daily/2026-11-20.md) is read as its day.`,
+Free-form notes (paragraphs, untyped bullets and an outliner's nested bullets a person or
+OpenClaw wrote) go through the extraction rules (memtier extract --help): what they find is
+listed; with --apply it is filed into its home as a new line ending "(from PATH#Lline)" (the
+line its sentence is on; "- 2026-11-24 [DECISION] …": the note's day, no time it did not give),
+the note itself never rewritten, each sentence once. Checklist items ("- [ ] …", "- [x] …") and
+Logseq's tasks ("TODO …", "DONE …") are the person's tasks and are not filed. A daily note of the
+person's own under memory/ (memory/Daily/2026-11-20.md, a Logseq graph's
+memory/journals/2026_11_20.md) is read as its day.`,
   flags: [
     { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
     { name: 'apply', type: 'boolean', description: 'also file what extraction finds in the week\'s free-form notes' },
