@@ -106,6 +106,9 @@ const LIST_ITEM = /^(?:[-*+]|\d{1,3}[.)])\s+/;
  * its lines gives (also between a list and the paragraph after it); other lines are joined with a
  * space.
  */
+/** An inline field: `key:: value` (Dataview, Logseq). */
+const FIELD = /^[\p{L}_][\p{L}\p{N}_ -]{0,30}::\s/u;
+
 export function oneLineText(text: string): string {
   if (!text.includes('\n')) return text.replace(/\s+/g, ' ').trim();
   let out = '';
@@ -115,8 +118,10 @@ export function oneLineText(text: string): string {
     if (!l) continue;
     const item = LIST_ITEM.exec(l);
     const body = item ? l.slice(item[0].length) : l;
-    out += out ? ((item || prevItem) && !/[.;:!?。；：！？]$/.test(out) ? '; ' : ' ') + body : body;
-    prevItem = item !== null;
+    // an inline field ("role:: CMS vendor contact", Dataview and Logseq) is an item of its own too
+    const field = !item && FIELD.test(l);
+    out += out ? ((item || field || prevItem) && !/[.;:!?。；：！？]$/.test(out) ? '; ' : ' ') + body : body;
+    prevItem = item !== null || field;
   }
   return out.replace(/\s+/g, ' ').trim();
 }

@@ -192,6 +192,8 @@ describe('recall lines of notes', () => {
   it('keep a section\'s list items apart with "; " instead of a run of " - "', async () => {
     expect(oneLineText('- Head of marketing\n- Prefers async updates\n* Allergic to shellfish')).toBe('Head of marketing; Prefers async updates; Allergic to shellfish');
     expect(oneLineText('- owner [[Priya]]\n\nLaunch target: 2026-12-15.\nStack: Astro.')).toBe('owner [[Priya]]; Launch target: 2026-12-15. Stack: Astro.');
+    // inline fields (Dataview, Logseq) are items of their own
+    expect(oneLineText('role:: CMS vendor contact\ncompany:: [[Acme CMS]]\n\n- Prefers email over chat')).toBe('role:: CMS vendor contact; company:: [[Acme CMS]]; Prefers email over chat');
     expect(oneLineText('1. ship it.\n2) then rest')).toBe('ship it. then rest'); // ends in a full stop: no "; " added
     expect(oneLineText('- 09:00 [EVENT] one line   with  spaces')).toBe('- 09:00 [EVENT] one line with spaces'); // one line: as written
     const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/People/Priya.md': '---\ntags: [people]\n---\n# Priya\n\n- Head of marketing\n- Allergic to shellfish (team dinner!)\n' });
