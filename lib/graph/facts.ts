@@ -88,10 +88,10 @@ function leadingProperties(text: string): string {
   return text.slice(0, end);
 }
 
-/** Page properties that are no relation to another page: tags, other names, Logseq's own settings. */
-const NOT_RELATIONS = new Set(['tags', 'tag', 'alias', 'aliases', 'title', 'type', 'id', 'icon', 'collapsed', 'public', 'filters', 'template', 'template-including-parent', 'exclude-from-graph-view']);
+/** Properties that are no relation to another page: tags, other names, the apps' own settings. */
+const NOT_RELATIONS = new Set(['tags', 'tag', 'alias', 'aliases', 'title', 'type', 'id', 'icon', 'collapsed', 'public', 'filters', 'template', 'template-including-parent', 'exclude-from-graph-view', 'cssclasses', 'cssclass']);
 
-/** Relations stated in notes (`- relation_type [[Target]]`, a Logseq page's `relation:: [[Target]]`), every memory file but facts.md. */
+/** Relations stated in notes (`- relation_type [[Target]]`; a page's `relation:: [[Target]]` field, Logseq's or Dataview's; a frontmatter property that links, `up: "[[Projects]]"`), every memory file but facts.md. */
 export function noteRelations(root: string, files = listMemoryFiles(root)): Fact[] {
   const out: Fact[] = [];
   for (const rel of files) {
@@ -101,26 +101,40 @@ export function noteRelations(root: string, files = listMemoryFiles(root)): Fact
     if (!text.includes('[[')) continue;
     let subject: string | undefined;
     let fence = false;
-    // a Logseq page's properties that name pages (`owner:: [[Priya]]`, `depends-on:: [[A]], [[B]]`)
-    const props = leadingProperties(text);
-    if (props.includes('[[')) {
-      props.split('\n').forEach((l, i) => {
-        const m = /^([A-Za-z][\w-]*)::\s*(.*)$/.exec(l);
-        if (!m || NOT_RELATIONS.has(m[1]!.toLowerCase())) return;
-        for (const t of m[2]!.matchAll(/\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g)) {
-          subject ??= noteSubject(text, rel);
-          out.push({ subject, predicate: m[1]!, object: t[1]!.trim(), path: rel, line: i + 1 });
-        }
-      });
+    const lines = text.split('\n');
+    const add = (predicate: string, value: string, i: number): void => {
+      if (NOT_RELATIONS.has(predicate.toLowerCase())) return;
+      for (const t of value.matchAll(/\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g)) {
+        subject ??= noteSubject(text, rel);
+        out.push({ subject, predicate, object: t[1]!.trim(), path: rel, line: i + 1 });
+      }
+    };
+    // frontmatter properties that link (Obsidian: `up: "[[Projects]]"`, `related:` then `- "[[A]]"` items)
+    let body = 0;
+    if (lines[0] === '---') {
+      const end = lines.indexOf('---', 1);
+      let key = '';
+      for (let i = 1; i < end; i++) {
+        const l = lines[i]!;
+        const kv = /^([A-Za-z_][\w-]*):\s*(.*)$/.exec(l);
+        if (kv) { key = kv[1]!; add(key, kv[2]!, i); continue; }
+        if (key && /^\s*-\s/.test(l)) add(key, l, i);
+      }
+      body = end < 0 ? 0 : end + 1;
     }
-    text.split('\n').forEach((l, i) => {
+    for (let i = body; i < lines.length; i++) {
+      const l = lines[i]!;
       if (/^\s*(```|~~~)/.test(l)) fence = !fence;
-      if (fence || !l.includes('[[')) return;
+      if (fence || !l.includes('[[')) continue;
+      // an inline field at the start of a line: a page's own (Logseq's page properties, Dataview's
+      // fields: `owner:: [[Priya]]`); one indented under a bullet is that block's, not the page's
+      const field = /^([A-Za-z][\w-]*)::\s*(.*)$/.exec(l);
+      if (field) { add(field[1]!, field[2]!, i); continue; }
       const m = RELATION_RE.exec(l);
-      if (!m) return;
+      if (!m) continue;
       subject ??= noteSubject(text, rel);
       out.push({ subject, predicate: m[1]!.trim(), object: m[2]!.trim(), path: rel, line: i + 1 });
-    });
+    }
   }
   return out;
 }

@@ -80,6 +80,10 @@ describe('the facts graph', () => {
     // a block's property, indented under a bullet, is the block's, not the page's
     writeFileSync(join(root, 'memory', 'pages', 'Marco.md'), '- Runs the CMS\n  owner:: [[Someone]]\n');
     expect((await json(['fact', 'list', '--root', root, 'Marco'])).facts).toEqual([]);
+    // Obsidian: a frontmatter property that links (a value or list items), a Dataview field in the body
+    writeFileSync(join(root, 'memory', 'pages', 'Launch.md'), '---\ntags: [project]\naliases: ["[[Go-live]]"]\nup: "[[Website Redesign]]"\nrelated:\n  - "[[Brand Refresh]]"\n  - "[[Hosting]]"\n---\n# Launch\n\nlead:: [[Priya]]\n\n```\nfake:: [[Not a fact]]\n```\n');
+    const launch = await json(['fact', 'list', '--root', root, 'Launch']);
+    expect(launch.facts.map((f: any) => `${f.predicate} ${f.object} :${f.line}`)).toEqual(['up Website Redesign :4', 'related Brand Refresh :6', 'related Hosting :7', 'lead Priya :11']);
   });
 
   it('recall adds the facts about the entities a query names, and facts recalled together gain weight', async () => {
