@@ -189,6 +189,11 @@ export function unicodeWords(text: string): Set<string> {
 
 const latinTags = new WeakMap<Set<string>, { latin: Set<string>; cjk: string[] }>();
 
+/** Wikilinks as the names they show: `[[Priya]]` → Priya, `[[Priya Shah|Priya]]` → Priya (Obsidian, Logseq). */
+function unlinked(text: string): string {
+  return text.replace(/\[\[([^\]|]*)(?:\|([^\]]*))?\]\]/g, (_m, target: string, shown: string | undefined) => shown ?? target);
+}
+
 /** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3, in the vocabulary's order. */
 export function tagsIn(text: string, vocabulary: Set<string> | undefined): string[] {
   if (!vocabulary?.size) return [];
@@ -241,7 +246,11 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       // a rule of one script is not tried on text without that script (no compile, no scan)
       const han = /[\u3400-\u9fff]/.test(text);
       const latin = /[A-Za-z]/.test(text);
-      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? text.includes(r.needs) : typeof r.needs === 'function' ? r.needs(text) : r.needs.test(text))) && (r.caseless ? matches(r.re, text, lower) : nativeFirst(r.re).test(text)));
+      // the rules read a wikilinked name as the name ("[[Priya]] owns the website" is "Priya owns
+      // the website"); the proposal keeps the link as written
+      const probe = text.includes('[[') ? unlinked(text) : text;
+      const probeLower = probe === text ? lower : caseless(probe);
+      const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? probe.includes(r.needs) : typeof r.needs === 'function' ? r.needs(probe) : r.needs.test(probe))) && (r.caseless ? matches(r.re, probe, probeLower) : nativeFirst(r.re).test(probe)));
       if (!rule) return skip('no-rule');
       const score = importance(rule.type, text, rule.id);
       if (score < IMPORTANCE_THRESHOLD) return skip('low-importance');
