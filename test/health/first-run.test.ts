@@ -114,6 +114,10 @@ describe('health, first run (nothing kept)', () => {
     // worker's word numbers are translated into the main thread's (FileMemo.adopt)
     appendFileSync(join(root, 'MEMORY.md'), '\n- [PREF] Ana prefers short written status reports every Friday morning\n');
     writeFileSync(join(root, 'memory', 'semantic', 'zz-last.md'), '# Last\n\n- [PREF] Ana prefers short written status reports every Friday mornings\n');
+    // files the worker must report as the main thread does: invalid UTF-8, a NUL byte, a credential
+    writeFileSync(join(root, 'memory', 'semantic', 'zy-bad-utf8.md'), Buffer.from([0x23, 0x20, 0x78, 0xff, 0xfe, 0x0a]));
+    writeFileSync(join(root, 'memory', 'semantic', 'zx-nul.md'), '# a\u0000b\n');
+    writeFileSync(join(root, 'memory', 'semantic', 'zw-secret.md'), '# Keys\n\n- the deploy key is ghp_abcdefghijklmnopqrstuvwxyz0123456789\n');
     const old = new Date(Date.now() - 3_600_000);
     const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); if (e.isDirectory()) walk(p); else utimesSync(p, old, old); } };
     walk(root);
@@ -129,9 +133,10 @@ describe('health, first run (nothing kept)', () => {
     const shared = await run('1', WORKER);
     expect(alone.onWorker).toBe(0);
     // the worker took files from the back while the main thread took them from the front
-    expect(shared.onWorker).toBeGreaterThan(0);
+    expect(shared.onWorker).toBeGreaterThanOrEqual(4); // at least the four z* files at the back
     expect(said(shared.report)).toEqual(said(alone.report));
     expect(shared.report.findings.filter((f) => f.check === 'near-duplicates' && f.file === 'memory/semantic/zz-last.md')).toHaveLength(1);
+    for (const file of ['memory/semantic/zy-bad-utf8.md', 'memory/semantic/zx-nul.md', 'memory/semantic/zw-secret.md']) expect(shared.report.findings.some((f) => f.file === file && f.severity === 'fail'), file).toBe(true);
     expect(shared.files).toEqual(alone.files);
     // the next run takes the summaries the shared pass kept, and reports the same
     // (but for what .memtier/ holds now: the kept files were written since)
