@@ -40,15 +40,19 @@ export function destinationFor(rel: string, taken: (rel: string) => boolean): { 
   }
 }
 
-/** Markdown notes (outside the logs) that have no frontmatter: read as untyped, never rewritten. */
+/**
+ * Markdown notes (outside the logs) that have no frontmatter: read as untyped, never rewritten.
+ * A daily note dated by its name (read as its day) and an outliner's page that opens with
+ * `key:: value` properties (read as its frontmatter) are not among them.
+ */
 export function untypedNotes(root: string): string[] {
   const out: string[] = [];
   for (const rel of listMemoryFiles(root)) {
-    const { kind } = classify(rel);
-    if (!['note', 'semantic', 'procedural', 'knowledge', 'graph'].includes(kind)) continue;
+    const { kind, date } = classify(rel);
+    if (!['note', 'semantic', 'procedural', 'knowledge', 'graph'].includes(kind) || (kind === 'note' && date)) continue;
     let text: string | undefined;
     try { text = readMemoryFile(root, rel); } catch { continue; } // unreadable files are health's business
-    if (text !== undefined && !startsWithFrontmatter(text)) out.push(rel);
+    if (text !== undefined && !startsWithFrontmatter(text) && !/^[A-Za-z][\w-]*::(?:\s|$)/.test(text)) out.push(rel);
   }
   return out;
 }

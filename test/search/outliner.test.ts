@@ -47,5 +47,11 @@ describe('an outliner page', () => {
     const lines = r.stdout.split('\n').filter((l) => l.startsWith('- '));
     expect(lines[0]).toBe('- Priya — Allergic to shellfish; so no seafood place for the team dinner (memory/pages/Priya.md#L6-L8)');
     expect(r.stdout).not.toContain('Marco');
+    // pages with properties are not "notes without frontmatter" to adopt; a journal is a day, not one either
+    mkdirSync(join(root, 'memory/journals'));
+    writeFileSync(join(root, 'memory/journals/2026_05_14.md'), '- shipped the beta\n');
+    writeFileSync(join(root, 'memory/pages/Loose.md'), '- a page with no properties\n');
+    const a = JSON.parse((await runCli(['adopt', '--root', root, '--dry-run', '--json'])).stdout);
+    expect(a.untyped).toEqual(['memory/pages/Loose.md']);
   });
 });
