@@ -54,4 +54,17 @@ describe('an outliner page', () => {
     const a = JSON.parse((await runCli(['adopt', '--root', root, '--dry-run', '--json'])).stdout);
     expect(a.untyped).toEqual(['memory/pages/Loose.md']);
   });
+
+  it('a Chinese page: its alias:: finds it, its tags:: are its tags, each block a unit', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    mkdirSync(join(root, 'memory/pages'));
+    writeFileSync(join(root, 'memory/pages/小王.md'), 'alias:: 王小明\ntags:: 同事, 前端\n\n- 负责官网前端\n- 对花生过敏\n');
+    expect(fileUnits('memory/pages/小王.md', 'alias:: 王小明\ntags:: 同事, 前端\n\n- 负责官网前端\n- 对花生过敏\n').map((u) => [u.heading, u.tags, u.text])).toEqual([
+      ['小王', ['同事', '前端'], '负责官网前端'],
+      ['小王', ['同事', '前端'], '对花生过敏'],
+    ]);
+    const r = await runCli(['recall', '--root', root, '王小明负责什么']);
+    expect(r.stdout.split('\n').find((l) => l.startsWith('- '))).toBe('- 小王 — 负责官网前端 (memory/pages/小王.md#L4)');
+  });
 });
