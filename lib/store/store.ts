@@ -302,6 +302,41 @@ export class Tx {
     return { prefix: '', size: cut };
   }
 
+  /**
+   * Cut a torn memtier entry off the end of `rel` (a crash mid-append left its last line without
+   * its newline and ^id, possibly cut inside a character), saving it in memory/.trash/torn/, as
+   * the next append would: a writer that reads the file before appending (the WAL reads the
+   * buffer's ids, rotation its lines) calls it first, so one torn tail does not refuse every later
+   * write. Returns whether something was cut; a missing file, one ending in a complete line or in
+   * a person's line is left as it is (a person's invalid text is reported by the read).
+   */
+  settleTail(rel: string): boolean {
+    const abs = this.abs(rel);
+    let fd: number;
+    try { fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK); } catch { return false; }
+    let size: number;
+    let tail: Buffer;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size === 0) return false;
+      size = st.size;
+      const n = Math.min(size, MAX_ENTRY_BYTES + 1);
+      tail = Buffer.alloc(n);
+      readSync(fd, tail, 0, n, size - n);
+    } finally {
+      closeSync(fd);
+    }
+    const nl = tail.lastIndexOf(0x0a);
+    if (nl === tail.length - 1 || (nl < 0 && size > tail.length)) return false;
+    const lastBytes = tail.subarray(nl + 1);
+    const line = lossy.decode(lastBytes);
+    if (!isTornEntry(line)) return false;
+    this.quarantine(rel, line);
+    touch(this.ctx, rel);
+    truncateFile(abs, size - lastBytes.length, this.ctx.env, rel, this.commit);
+    return true;
+  }
+
   /** Refuse to append to a file whose end is not text (NUL bytes, invalid UTF-8), naming the line. */
   private checkText(rel: string, bytes: Buffer, offset: number, abs: string): void {
     if (bytes.indexOf(0) < 0 && isUtf8(bytes)) return;

@@ -171,6 +171,8 @@ export function finishRotationTx(tx: Tx, ctx: Ctx, res: RotateResult = emptyResu
  * has reached `maxLines` lines (or when `force` and it holds any entry).
  */
 export function rotateTx(tx: Tx, ctx: Ctx, opts: { maxLines?: number; force?: boolean } = {}): RotateResult {
+  // a torn entry at the buffer's end is cut off (to the trash) before the buffer is read (Tx.settleTail)
+  tx.settleTail(PATHS.buffer);
   const res = finishRotationTx(tx, ctx);
   const max = maxBufferLines(ctx.env, opts.maxLines);
   const buf = tx.read(PATHS.buffer);

@@ -129,6 +129,9 @@ export function walWriteTx(tx: Tx, ctx: Ctx, w: WalWrite): WalResult {
   if (w.kind === 'context' && w.key === undefined && /[:=]/.test(text)) throw new MemtierError(`a keyless context fact "${quoteInput(text, 60)}" holds ":" or "="`, { code: 'usage', hint: 'SESSION-STATE.md would read it back as "KEY: VALUE": give it as memtier wal context KEY VALUE' });
   const wk: WalWrite = { ...w, text, ...(w.key ? { key: oneLine(w.key) } : {}) };
   const problems: string[] = [];
+  // a torn entry at the buffer's end (a writer killed mid-append whose repair did not happen) is
+  // cut off first, as the append below would, so that reading the buffer does not refuse the write
+  tx.settleTail(PATHS.buffer);
   tryRotation(() => finishRotationTx(tx, ctx), problems);
   const now = ctx.clock.now();
   const { tz } = ctx.clock;

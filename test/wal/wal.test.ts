@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEntries } from '../../lib/format/entry.js';
 import { parseSessionState } from '../../lib/format/session-state.js';
@@ -171,6 +171,40 @@ describe('wal', () => {
     expect(r.stderr + r.stdout).not.toContain(secret);
     expect(r.stderr).toMatch(/github-token/);
     expect(readTree(root)).toEqual(before);
+  });
+});
+
+describe('a torn entry cut inside a character at the buffer\'s end', () => {
+  // what a writer killed mid-append leaves when its repair did not happen (a write torn at a page
+  // boundary inside a multi-byte character): the next wal and rotate cut it off to the trash, as an
+  // append would, instead of refusing every write because the buffer is not valid UTF-8
+  const torn = Buffer.concat([
+    Buffer.from('# Working buffer\n\n- 2026-05-15 09:00 [PROJ] task: first ^abc123def456\n- 2026-05-15 09:05 [DECISION] café é'),
+    Buffer.from([0xe2, 0x80]), // the first two bytes of "—": cut inside the character
+  ]);
+
+  it('wal writes, the torn bytes go to memory/.trash/torn/, the buffer is valid and keeps its complete entries', () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    mkdirSync(join(root, 'memory'), { recursive: true });
+    writeFileSync(join(root, 'memory/working-buffer.md'), torn);
+    walWrite(testCtx(root), { kind: 'decide', text: 'use Postgres' });
+    const text = readFileSync(join(root, 'memory/working-buffer.md'), 'utf8');
+    expect(parseEntries(text).map((e) => e.text)).toEqual(['task: first', 'use Postgres']);
+    const saved = readdirSync(join(root, 'memory/.trash/torn'));
+    expect(saved).toHaveLength(1);
+    expect(readFileSync(join(root, 'memory/.trash/torn', saved[0]!), 'utf8')).toContain('[DECISION] café é');
+  });
+
+  it('rotate too; a person\'s invalid text is still refused, not cut', () => {
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    mkdirSync(join(root, 'memory'), { recursive: true });
+    writeFileSync(join(root, 'memory/working-buffer.md'), torn);
+    rotate(testCtx(root), { force: true });
+    expect(readFileSync(join(root, 'memory/episodic/2026-05-15.md'), 'utf8')).toContain('task: first ^abc123def456');
+    const person = tmpTree({ 'MEMORY.md': '# Memory\n' });
+    mkdirSync(join(person, 'memory'), { recursive: true });
+    writeFileSync(join(person, 'memory/working-buffer.md'), Buffer.concat([Buffer.from('# Working buffer\n\nnotes by hand: caf'), Buffer.from([0xe9]), Buffer.from(' au lait\n')]));
+    expect(() => walWrite(testCtx(person), { kind: 'decide', text: 'use Postgres' })).toThrow(/not valid UTF-8/);
   });
 });
 
