@@ -71,7 +71,8 @@ async function commitIfRepo(ctx: Ctx, what: string, text: string | undefined): P
   if (paths.length === 0) { settleTouched(ctx.root); return; }
   crashPoint(ctx.env, 'commit.before');
   const git = await lazyImport('git/index.js', () => import('../git/index.js'));
-  const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim().slice(0, 120) ?? `${paths.length} file(s)`;
+  // (commitMessage cuts it to its length, never inside a character)
+  const summary = (text ?? '').split('\n').find((l) => l.trim())?.trim() ?? `${paths.length} file(s)`;
   const message = git.commitMessage(what, summary);
   try {
     git.autoCommit(ctx, paths, message);

@@ -155,9 +155,14 @@ export function safeCommitText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
 }
 
-/** `memtier CMD: SUMMARY` on one line, made safe (see safeCommitText). */
+/** Most characters of a commit message's summary. */
+const SUMMARY_CHARS = 120;
+
+/** `memtier CMD: SUMMARY` on one line, made safe (see safeCommitText), the summary cut at SUMMARY_CHARS characters (never inside one). */
 export function commitMessage(cmd: string, summary: string): string {
-  const s = safeCommitText(summary).replace(/\s+/g, ' ').trim();
+  let s = safeCommitText(summary).replace(/\s+/g, ' ').trim();
+  // by code points: a cut between the two halves of 🧪 left git a lone surrogate ("z\ufffd")
+  if (s.length > SUMMARY_CHARS) s = Array.from(s).slice(0, SUMMARY_CHARS).join('').trim();
   return `memtier ${safeCommitText(cmd).replace(/\s+/g, ' ').trim()}: ${s || 'update memory'}`;
 }
 

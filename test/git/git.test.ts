@@ -70,6 +70,8 @@ describe('git auto-commit', () => {
     const root = repo({ 'MEMORY.md': '# Memory\n' });
     writeFileSync(join(root, 'MEMORY.md'), '# Memory\n- changed\n');
     expect(commitMessage('add', 'a\u0000b \u001b[31mred\u001b[0m\rover \u202eevil')).toBe('memtier add: ab red over evil');
+    // cut at 120 characters, never between the two halves of one (a lone half reads as \ufffd in git)
+    expect(commitMessage('wal decide', `${'a'.repeat(119)}🧪 and more`)).toBe(`memtier wal decide: ${'a'.repeat(119)}🧪`);
     const c = autoCommit(testCtx(root, undefined, 'UTC', ENV), ['MEMORY.md'], 'memtier test: x\u0000y \u001b]0;title\u0007 \u001b[2Jz\r\nsecond line');
     expect(c.committed).toBe(true);
     const log = g(root, 'log', '-1', '--format=%B');
