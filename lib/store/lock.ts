@@ -46,10 +46,8 @@ export interface LockHandle {
 
 /** What acquireLock found when it broke a dead holder's lock. */
 export interface Recovery {
-  /** At least one stale lock was broken (its holder died): sweep temp files. */
+  /** At least one stale lock was broken (its holder died): sweep temp files. Its append intent is in the lock set aside (`lock.stale-*`, Store.recover). */
   brokeStale: boolean;
-  /** Appends the dead holders had announced. */
-  intents: AppendIntent[];
 }
 
 export interface Acquired { handle: LockHandle; recovery: Recovery }
@@ -227,7 +225,7 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
   const header = `${process.pid} ${hostname()} ${token} ${new Date().toISOString()}\n`;
   const headerLen = Buffer.byteLength(header);
   const deadline = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : LOCK_TIMEOUT_MS);
-  const recovery: Recovery = { brokeStale: false, intents: [] };
+  const recovery: Recovery = { brokeStale: false };
   let fd: number | undefined;
   let attempt = 0;
   for (;;) {
@@ -250,11 +248,9 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
       }
     }
     if (lockIsStale(path)) {
-      const broken = breakStaleLock(path);
-      if (broken) {
-        recovery.brokeStale = true;
-        if (broken.intent) recovery.intents.push(broken.intent);
-      }
+      // the dead holder's lock stays aside, intent and all, until this writer's recovery has
+      // applied it (Store.recover): a writer killed in between leaves it to the next one
+      if (breakStaleLock(path)) recovery.brokeStale = true;
       continue;
     }
     if (Date.now() > deadline) {
@@ -310,32 +306,28 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
 }
 
 /**
- * Break a stale lock: rename it aside (only one breaker wins the rename), check that what we
- * renamed is still stale (not a fresh lock another process just made), then remove it.
- * Returns what the dead holder left (its append intent), or undefined if we did not break it.
+ * Break a stale lock: rename it aside (only one breaker wins the rename) and check that what we
+ * renamed is still stale (not a fresh lock another process just made). The aside file, with the
+ * dead holder's append intent, is left for the new holder's recovery (Store.recover), which cuts a
+ * torn append by it and then removes it: a breaker killed before that (a chaos run's SIGKILL
+ * between the break and the repair) took the intent with it when the aside was removed here, and
+ * the torn bytes stayed. Returns whether we broke it.
  */
-function breakStaleLock(path: string): { intent?: AppendIntent } | undefined {
+function breakStaleLock(path: string): boolean {
   const aside = `${path}.stale-${randomChars(8)}`;
   try {
     renameSync(path, aside);
   } catch {
-    return undefined; // someone else broke it first
+    return false; // someone else broke it first
   }
-  let text = '';
-  try {
-    text = readFileSync(aside, 'utf8');
-  } catch { /* unreadable: judged by lockIsStale below */ }
-  const parsed = parseLock(text);
-  const stillStale = lockIsStale(aside);
-  if (!stillStale) {
+  if (!lockIsStale(aside)) {
     // We moved a live lock: put it back unless a new one exists (then its holder will see
     // lock-compromised at its next verify() and abort, never write unprotected).
     try { linkSync(aside, path); } catch { /* a new lock exists: leave it */ }
     try { unlinkSync(aside); } catch { /* ignore */ }
-    return undefined;
+    return false;
   }
-  try { unlinkSync(aside); } catch { /* ignore */ }
-  return parsed.intent ? { intent: parsed.intent } : {};
+  return true;
 }
 
 /** What stands at the lock's path when it is not a regular file ("a folder", "a symbolic link", …), else undefined. */

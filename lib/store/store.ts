@@ -625,24 +625,27 @@ export class Store {
   /** After a holder died: cut torn appends back exactly, remove orphan temp files and lock leftovers. */
   private recover(tx: Tx, lock: LockHandle, recovery: Recovery): RepairReport {
     const report: RepairReport = { temps: [], torn: [] };
-    const intents = [...recovery.intents];
     let crashed = recovery.brokeStale;
-    // Leftovers of a breaker that died between renaming a stale lock aside and removing it.
+    // The stale locks set aside (by this writer's break, or by a breaker that died before its
+    // repair): each dead holder's torn append is cut by its intent (cutTorn carries the intent in
+    // our own lock first), and only then is the aside file removed, so a writer killed in between
+    // leaves the intent to the next one.
     const dir = join(this.ctx.root, PATHS.state);
     let names: string[] = [];
     try { names = readdirSync(dir); } catch { /* none */ }
-    for (const name of names) {
+    for (const name of names.sort()) {
       if (!STALE_ASIDE_RE.test(name)) continue;
       const p = join(dir, name);
       if (!lockIsStale(p)) continue;
-      const parsed = readAside(p);
-      if (parsed?.intent) intents.push(parsed.intent);
+      const intent = readAside(p)?.intent;
+      if (intent) {
+        const saved = this.cutTorn(tx, lock, intent);
+        if (saved) report.torn.push({ file: intent.rel, savedTo: saved });
+      }
       try { unlinkSync(p); crashed = true; } catch { /* gone */ }
     }
-    for (const i of intents) {
-      const saved = this.cutTorn(tx, lock, i);
-      if (saved) report.torn.push({ file: i.rel, savedTo: saved });
-    }
+    // the aside's intent is applied: our lock no longer needs to carry it
+    if (report.torn.length) lock.intent(undefined);
     if (crashed) report.temps = sweepOrphanTemps(this.ctx.root);
     return report;
   }

@@ -108,6 +108,23 @@ describe('crash points: SIGKILL, then the next command', () => {
     expect(readFileSync(join(root, 'memory/.trash/torn', torn[0]!), 'utf8').startsWith('- 14:30 [EVENT] c entry 2 ')).toBe(true);
   });
 
+  it('a writer killed right after breaking a dead holder\'s lock leaves the holder\'s intent to the next one (the torn append is cut by it)', async () => {
+    const root = newRoot();
+    const first = await runWorker(['append', root, LOG, '8', 'c'], { MEMTIER_CRASH_AT: 'append.partial-write', MEMTIER_CRASH_SKIP: '2' });
+    expect(first.acks).toEqual(['cx0000', 'cx0001']);
+    // the next writer breaks the dead holder's lock and dies before its repair
+    const second = await runWorker(['append', root, LOG, '1', 'd'], { MEMTIER_CRASH_AT: 'lock.acquired' });
+    expect(second.signal).toBe('SIGKILL');
+    // the dead holder's lock, with its intent, is still set aside (it was removed at the break before)
+    expect(readdirSync(join(root, '.memtier')).filter((n) => n.startsWith('lock.stale-'))).toHaveLength(1);
+    const s = store(root);
+    s.mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] third ^nextx00001\n'));
+    // repaired by the intent (the recovery's report), not only by the append's fallback
+    expect(s.lastRepair.torn.map((t) => t.file)).toEqual([LOG]);
+    expect(expectLogParses(root)).toEqual(['cx0000', 'cx0001', 'nextx00001']);
+    expectClean(root);
+  });
+
   it('a torn entry found without a lock (fallback) is quarantined on the next append', () => {
     const root = newRoot({ [LOG]: HEAD + '- 14:30 [EVENT] complete ^aaaa000001\n- 14:30 [EVENT] half writ' });
     store(root).mutate((tx) => tx.append(LOG, '- 14:31 [EVENT] next ^nextx00001\n'));
