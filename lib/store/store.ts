@@ -262,28 +262,10 @@ export class Tx {
    * entry (see isTornEntry) is moved to memory/.trash/torn/ and cut off.
    */
   private repairTail(rel: string, abs: string): { prefix: string; size: number } {
-    let fd: number;
-    try {
-      fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { prefix: '', size: 0 };
-      if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkError(rel);
-      throw e;
-    }
-    let size: number;
-    let tail: Buffer;
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw notRegular(rel);
-      size = st.size;
-      if (size === 0) return { prefix: '', size };
-      // An entry is at most MAX_ENTRY_BYTES: a longer last line is not ours.
-      const n = Math.min(size, MAX_ENTRY_BYTES + 1);
-      tail = Buffer.alloc(n);
-      readSync(fd, tail, 0, n, size - n);
-    } finally {
-      closeSync(fd);
-    }
+    const end = readEnd(abs, rel);
+    if (!end) return { prefix: '', size: 0 };
+    const { size, tail } = end;
+    if (size === 0) return { prefix: '', size };
     const nl = tail.lastIndexOf(0x0a);
     // The complete lines read here must be text (from the first line start inside the chunk).
     const from = size > tail.length ? tail.indexOf(0x0a) + 1 : 0;
@@ -312,20 +294,10 @@ export class Tx {
    */
   settleTail(rel: string): boolean {
     const abs = this.abs(rel);
-    let fd: number;
-    try { fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK); } catch { return false; }
-    let size: number;
-    let tail: Buffer;
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile() || st.size === 0) return false;
-      size = st.size;
-      const n = Math.min(size, MAX_ENTRY_BYTES + 1);
-      tail = Buffer.alloc(n);
-      readSync(fd, tail, 0, n, size - n);
-    } finally {
-      closeSync(fd);
-    }
+    let end: ReturnType<typeof readEnd>;
+    try { end = readEnd(abs, rel); } catch { return false; } // not a file: the read reports it
+    if (!end || end.size === 0) return false;
+    const { size, tail } = end;
     const nl = tail.lastIndexOf(0x0a);
     if (nl === tail.length - 1 || (nl < 0 && size > tail.length)) return false;
     const lastBytes = tail.subarray(nl + 1);
@@ -452,6 +424,31 @@ export function trashProblem(root: string): string | undefined {
 const HEAD_TEMPLATES = ['- DDDD-DD-DD DD:DD ', '- DD:DD '];
 function isHeadPrefix(line: string): boolean {
   return HEAD_TEMPLATES.some((t) => line.length < t.length && [...line].every((c, i) => (t[i] === 'D' ? c >= '0' && c <= '9' : c === t[i])));
+}
+
+/**
+ * The end of the file at `abs`: its size and its last MAX_ENTRY_BYTES + 1 bytes (an entry is at
+ * most MAX_ENTRY_BYTES: a longer last line is not ours), or undefined when it does not exist.
+ */
+function readEnd(abs: string, rel: string): { size: number; tail: Buffer } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkError(rel);
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notRegular(rel);
+    const n = Math.min(st.size, MAX_ENTRY_BYTES + 1);
+    const tail = Buffer.alloc(n);
+    if (n > 0) readSync(fd, tail, 0, n, st.size - n);
+    return { size: st.size, tail };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
