@@ -247,10 +247,10 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
         throw new MemtierError(`${LOCK_FILE} is ${kind}, not memtier's lock file, so no write can take the lock; nothing was changed`, { code: 'lock', rule: 'lock-file', file: LOCK_FILE, hint: '"memtier health --fix" moves it aside into memory/.trash/ (or remove it by hand)' });
       }
     }
-    if (lockIsStale(path)) {
-      // the dead holder's lock stays aside, intent and all, until this writer's recovery has
-      // applied it (Store.recover): a writer killed in between leaves it to the next one
-      if (breakStaleLock(path)) recovery.brokeStale = true;
+    // the dead holder's lock stays aside, intent and all, until this writer's recovery has
+    // applied it (Store.recover): a writer killed in between leaves it to the next one
+    if (lockIsStale(path) && breakStaleLock(path)) {
+      recovery.brokeStale = true;
       continue;
     }
     if (Date.now() > deadline) {
@@ -305,30 +305,58 @@ export function acquireLockWithRecovery(root: string, env: NodeJS.ProcessEnv, ti
   return { handle, recovery };
 }
 
+/** Where a breaker holds the right to break (breakStaleLock): `.memtier/lock.break`. */
+const BREAK_SUFFIX = '.break';
+/** A breaker holds it for microseconds: one older than this was left by a breaker that died holding it. */
+const BREAK_STALE_MS = 5_000;
+
 /**
- * Break a stale lock: rename it aside (only one breaker wins the rename) and check that what we
- * renamed is still stale (not a fresh lock another process just made). The aside file, with the
- * dead holder's append intent, is left for the new holder's recovery (Store.recover), which cuts a
- * torn append by it and then removes it: a breaker killed before that (a chaos run's SIGKILL
- * between the break and the repair) took the intent with it when the aside was removed here, and
- * the torn bytes stayed. Returns whether we broke it.
+ * Break a stale lock, one breaker at a time. Under the breaker lock (`lock.break`, O_EXCL) the
+ * lock is judged again and, when stale, renamed aside: no other breaker can move the lock in
+ * between, and no new lock can appear while the stale one is at the path, so the rename moves
+ * exactly the lock judged stale. (Without it, a breaker that had judged a dead holder's lock
+ * stale could rename the live lock another writer had just made in its place: that writer's
+ * verify() then found no lock and aborted, and a fourth writer could take the lock meanwhile,
+ * two writers inside it.) The aside file, with the dead holder's append intent, is left for the
+ * new holder's recovery (Store.recover), which cuts a torn append by it and then removes it: a
+ * breaker killed before that leaves it to the next writer. Returns whether we broke it; false
+ * also when another breaker is at work (the caller waits and tries again).
  */
-function breakStaleLock(path: string): boolean {
-  const aside = `${path}.stale-${randomChars(8)}`;
+export function breakStaleLock(path: string): boolean {
+  const breaker = `${path}${BREAK_SUFFIX}`;
+  let fd: number;
   try {
-    renameSync(path, aside);
-  } catch {
-    return false; // someone else broke it first
-  }
-  if (!lockIsStale(aside)) {
-    // We moved a live lock: put it back unless a new one exists (then its holder will see
-    // lock-compromised at its next verify() and abort, never write unprotected).
-    try { linkSync(aside, path); } catch { /* a new lock exists: leave it */ }
-    try { unlinkSync(aside); } catch { /* ignore */ }
+    fd = openSync(breaker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    // a breaker that died holding it: removed once old
+    try { if (Date.now() - lstatSync(breaker).mtimeMs > BREAK_STALE_MS) unlinkSync(breaker); } catch { /* gone */ }
     return false;
   }
-  return true;
+  try {
+    if (!lockIsStale(path)) return false;
+    breakHooks.beforeRename?.();
+    const aside = `${path}.stale-${randomChars(8)}`;
+    try {
+      renameSync(path, aside);
+    } catch {
+      return false; // gone meanwhile (its holder released it)
+    }
+    if (!lockIsStale(aside)) {
+      // A live lock after all (a writer slow to write its lock's first line looked dead): put it back
+      try { linkSync(aside, path); } catch { /* a new lock exists: leave it */ }
+      try { unlinkSync(aside); } catch { /* ignore */ }
+      return false;
+    }
+    return true;
+  } finally {
+    closeSync(fd);
+    try { unlinkSync(breaker); } catch { /* removed as stale by another breaker */ }
+  }
 }
+
+/** Tests: a hook run under the breaker lock, after the lock was judged stale and before it is renamed. */
+export const breakHooks: { beforeRename?: () => void } = {};
 
 /** What stands at the lock's path when it is not a regular file ("a folder", "a symbolic link", …), else undefined. */
 export function lockKind(path: string): string | undefined {
