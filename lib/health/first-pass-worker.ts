@@ -1,6 +1,6 @@
 /**
- * health's first-pass worker thread (started by first-pass.ts, never loaded otherwise): over a
- * lazy snapshot of the files the main thread walked, it claims files from the back of the pass
+ * health's first-pass worker thread (started by first-pass.ts, never loaded otherwise, often while
+ * the main thread still walks the memory): sent the files the main thread walked, over a lazy snapshot of them it claims files from the back of the pass
  * through the shared counter until none is left, makes each one's summaries and local findings as
  * the main thread would (filePass), and answers once with them all.
  */
@@ -8,13 +8,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { silentLogger, type Ctx } from '../core/context.js';
 import { lazySnapshotOf } from '../memory/snapshot.js';
 import { CHECKS } from './checks/index.js';
-import { filePass, type PassAnswer, type PassInit } from './first-pass.js';
+import { filePass, type PassAnswer, type PassInit, type PassStart } from './first-pass.js';
 import { FileMemo } from './summary.js';
 import type { CheckEnv, Finding } from './types.js';
 
-const init = workerData as PassInit;
+const { ctl } = workerData as PassStart;
 
-async function main(): Promise<PassAnswer> {
+async function main(init: PassInit): Promise<PassAnswer> {
   const snap = lazySnapshotOf(init.root, init.files);
   const ctx: Ctx = { root: init.root, clock: { tz: init.tz, now: () => new Date(init.nowMs) }, log: silentLogger, env: init.env, cwd: init.cwd, interactive: false };
   const memo = new FileMemo(undefined, init.atMs);
@@ -24,8 +24,8 @@ async function main(): Promise<PassAnswer> {
   const n = init.todo.length;
   const files: PassAnswer['files'] = [];
   const findings: [string, Finding[]][] = [];
-  for (let w = 0; Atomics.add(init.ctl, 0, 1) < n; w++) {
-    if (w === 0) { Atomics.store(init.ctl, 1, 1); Atomics.notify(init.ctl, 1); }
+  for (let w = 0; Atomics.add(ctl, 0, 1) < n; w++) {
+    if (w === 0) { Atomics.store(ctl, 1, 1); Atomics.notify(ctl, 1); }
     const rel = init.todo[n - 1 - w]!;
     const f = snap.byRel.get(rel);
     if (!f) throw new Error(`not in the snapshot: ${rel}`);
@@ -35,4 +35,4 @@ async function main(): Promise<PassAnswer> {
   return { words: memo.vocab.words, files, findings };
 }
 
-main().then((a) => parentPort!.postMessage(a), (e: unknown) => parentPort!.postMessage({ words: [], files: [], findings: [], error: String(e) } satisfies PassAnswer));
+parentPort!.once('message', (init: PassInit) => main(init).then((a) => parentPort!.postMessage(a), (e: unknown) => parentPort!.postMessage({ words: [], files: [], findings: [], error: String(e) } satisfies PassAnswer)));

@@ -18,7 +18,7 @@
 import type { Worker } from 'node:worker_threads';
 import { estimateTokens } from '../memory/tokens.js';
 import type { MemFile, PlainFile, Snapshot } from '../memory/snapshot.js';
-import { machine, poolSize, workerUrl, type Host } from '../core/workers.js';
+import { AUTO_WORKER_BYTES, AUTO_WORKER_FILES, machine, poolSize, workerUrl, type Host } from '../core/workers.js';
 import { localFindings, type Kept } from './reuse.js';
 import { isNum, summaryOf } from './summary.js';
 import type { Check, CheckEnv, Finding } from './types.js';
@@ -46,15 +46,19 @@ export function filePass(checks: readonly Check[], snap: Snapshot, env: CheckEnv
   };
 }
 
-/** What the worker is started with (first-pass-worker.ts). */
+/** What the worker is started with (workerData): the counter it shares with the main thread. */
+export interface PassStart {
+  /** [0]: files claimed so far, by either thread; [1]: 1 once the worker has claimed its first file. */
+  ctl: Int32Array;
+}
+
+/** What the worker is then sent, once the walk is done (first-pass-worker.ts). */
 export interface PassInit {
   root: string;
   /** Every file of the snapshot (its lazy snapshot has them all: a check's summarize may look at another, e.g. TAGS.md). */
   files: PlainFile[];
   /** The paths to pass over, in order: the worker claims them from the back. */
   todo: string[];
-  /** [0]: files claimed so far, by either thread; [1]: 1 once the worker has claimed its first file. */
-  ctl: Int32Array;
   /** The checks by id (the registry's). */
   checks: string[];
   today: string;
@@ -77,15 +81,69 @@ export interface PassAnswer {
 /** The worker's module beside this one (the bundle's dist/cli/_health-worker.js, or dist/lib/health/first-pass-worker.js), if built. */
 const url = (): URL | undefined => workerUrl(import.meta.url, ['./_health-worker.js', './first-pass-worker.js']);
 
+/** A started worker: its shared counter and its one answer (undefined when it failed or exited). */
+export interface PassWorker { worker: Worker; ctl: Int32Array; answer: Promise<PassAnswer | undefined> }
+
+/** Start a first-pass worker on the module at `u`; it waits for its PassInit. Undefined when it cannot start. */
+function startWorker(u: URL): PassWorker | undefined {
+  const wt = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
+  const ctl = new Int32Array(new SharedArrayBuffer(8));
+  let worker: Worker;
+  try {
+    // a small young generation: the worker's garbage is short-lived (a file's text, its parse), and each MB of it is resident
+    worker = new wt.Worker(u, { workerData: { ctl } satisfies PassStart, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
+  } catch {
+    return undefined;
+  }
+  worker.unref();
+  // listened to from the start: an error before the pass asks would otherwise be thrown
+  const answer = new Promise<PassAnswer | undefined>((resolve) => {
+    worker.once('message', (m: PassAnswer) => resolve(m.error ? undefined : m));
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+  return { worker, ctl, answer };
+}
+
+/**
+ * A worker started during the walk, so that it starts and loads its module (~0.1-0.2 s) while the
+ * main thread walks instead of after: `seen` is told each file the walk finds with whether the
+ * pass will read it, and starts the worker once those hold AUTO_WORKER_BYTES of text (the size at
+ * which the pass would take one unasked, core/workers.ts), and stops it should the files outnumber
+ * AUTO_WORKER_FILES. `worker()` is what was started, for firstPass, which still decides (the
+ * machine's load, MEMTIER_HEALTH_WORKERS) and stops one it does not use.
+ */
+export function earlyWorker(env: NodeJS.ProcessEnv, o: Pick<PassOptions, 'url'> = {}): { seen: (size: number, todo: boolean) => void; worker: () => PassWorker | undefined } {
+  let bytes = 0;
+  let files = 0;
+  let started: PassWorker | undefined;
+  let done = env.MEMTIER_HEALTH_WORKERS === '0';
+  return {
+    seen: (size, todo) => {
+      if (done) return;
+      if (++files > AUTO_WORKER_FILES) { done = true; if (started) void started.worker.terminate(); started = undefined; return; }
+      if (!todo || started) return;
+      bytes += size;
+      if (bytes < AUTO_WORKER_BYTES) return;
+      const u = o.url ?? url();
+      if (u) started = startWorker(u);
+      if (!started) done = true;
+    },
+    worker: () => started,
+  };
+}
+
 export interface PassOptions {
   /** Whether a core is idle for a worker (core/workers.ts; asked only for a pass large enough). */
   host?: () => Host;
+  /** A worker started during the walk (earlyWorker): used when the pass takes one, else stopped. */
+  early?: PassWorker;
   /** The worker's module (tests; default: the one built beside this module). */
   url?: URL;
   /** Tests: the main thread starts its share only once the worker has claimed its first file (else, on a small pass, it may do every file before the worker starts). */
   workerFirst?: boolean;
-  /** Told how many of the files the worker did (tests). */
-  done?: (s: { files: number; onWorker: number }) => void;
+  /** Told how many of the files the worker did, and whether a worker was started during the walk (tests). */
+  done?: (s: { files: number; onWorker: number; early: boolean }) => void;
 }
 
 /**
@@ -97,21 +155,22 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
   const one = filePass(checks, snap, env);
   const note = async (f: MemFile): Promise<void> => { files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await one(f) }); };
   let onWorker = 0;
-  const result = (): Kept => { o.done?.({ files: todo.length, onWorker }); return { files, checks: kept?.checks ?? new Map() }; };
+  const result = (): Kept => { o.done?.({ files: todo.length, onWorker, early: o.early !== undefined }); return { files, checks: kept?.checks ?? new Map() }; };
   let bytes = 0;
   for (const f of todo) bytes += f.size;
   const u = env.memo && todo.length > 1 && poolSize(env.ctx.env, 'MEMTIER_HEALTH_WORKERS', { files: todo.length, bytes }, o.host ?? machine) > 0 ? o.url ?? url() : undefined;
-  if (!u) {
+  const started = u ? o.early ?? startWorker(u) : undefined;
+  if (!started) {
+    if (o.early) void o.early.worker.terminate();
     for (const f of todo) await note(f);
     return result();
   }
+  const { worker, ctl, answer } = started;
   const n = todo.length;
-  const ctl = new Int32Array(new SharedArrayBuffer(8));
   const init: PassInit = {
     root: snap.root,
     files: snap.files.map(({ rel, size, mtimeMs }) => ({ rel, size, mtimeMs })),
     todo: todo.map((f) => f.rel),
-    ctl,
     checks: checks.map((c) => c.id),
     today: env.today,
     limits: env.limits,
@@ -121,21 +180,13 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
     atMs: env.memo!.atMs,
     cwd: env.ctx.cwd,
   };
-  const wt = process.getBuiltinModule('node:worker_threads') as typeof import('node:worker_threads');
-  let worker: Worker;
   try {
-    // a small young generation: the worker's garbage is short-lived (a file's text, its parse), and each MB of it is resident
-    worker = new wt.Worker(u, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
+    worker.postMessage(init);
   } catch {
+    void worker.terminate();
     for (const f of todo) await note(f);
     return result();
   }
-  worker.unref();
-  const answer = new Promise<PassAnswer | undefined>((resolve) => {
-    worker.once('message', (m: PassAnswer) => resolve(m.error ? undefined : m));
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
-  });
   // the main thread's share: the next file from the front while any is unclaimed
   let mine = 0;
   if (o.workerFirst) Atomics.wait(ctl, 1, 0, STALL_MS);

@@ -11,7 +11,7 @@ import { PATHS } from '../format/layout.js';
 import { LOCK_FILE, lockIsStale, lockKind } from '../store/lock.js';
 import { openStore } from '../store/store.js';
 import { watchMachine, type Host } from '../core/workers.js';
-import { fileTokens, firstPass, type PassOptions } from './first-pass.js';
+import { earlyWorker, fileTokens, firstPass, type PassOptions } from './first-pass.js';
 import { CHECKS, FIX_ORDER } from './checks/index.js';
 import { stateDirProblem } from '../store/state-dir.js';
 import { limitsFrom, type Limits } from '../memory/limits.js';
@@ -35,8 +35,8 @@ export interface HealthOptions {
    * Ignored with `fix` or `only`.
    */
   quiet?: boolean;
-  /** The first pass's worker (tests: its module, and told how many files it did; first-pass.ts). */
-  firstPass?: Omit<PassOptions, 'host'>;
+  /** The first pass's worker (tests: its module, the machine's load, told how many files it did; first-pass.ts). */
+  firstPass?: Omit<PassOptions, 'early'>;
 }
 
 export interface HealthReport {
@@ -149,8 +149,12 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   // with summaries, a file is read only when its summaries are not kept, once, by summarizeFiles
   // whether a core is idle for a first pass's worker, watched over the walk (core/workers.ts)
   const host = memo ? watchMachine() : undefined;
-  let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined });
-  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: host! });
+  // the first pass's worker, started while the walk finds the files the pass will read (first-pass.ts)
+  const early = memo ? earlyWorker(ctx.env, opts.firstPass) : undefined;
+  const seen = early && memo ? (f: MemFile): void => early.seen(f.size, !unchanged(f, kept, memo)) : undefined;
+  let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined, ...(seen ? { seen } : {}) });
+  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: opts.firstPass?.host ?? host!, ...(early?.worker() ? { early: early.worker()! } : {}) });
+  void early?.worker()?.worker.terminate();
   const checks = opts.checks ? selected : reusing(selected, kept, true);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   let pass = await runChecks(checks, snap, env);
@@ -202,17 +206,23 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   return { ...report(ctx, pass, { memory, ...pass.figures }, fixed), ...(reuse ? { reuse } : {}), ...(reuseKept ? { reuseKept } : {}), ...(summary ? { summary } : {}) };
 }
 
+/** Do the file's kept findings and summaries hold (it is left out of the first pass)? */
+function unchanged(f: MemFile, kept: Kept | undefined, memo: FileMemo): boolean {
+  const k = kept?.files.get(f.rel);
+  return k !== undefined && k.size === f.size && k.mtimeMs === f.mtimeMs && memo.keeps(f);
+}
+
 /**
  * The first pass over the files whose summaries or kept findings do not hold (every file on a
  * first run; first-pass.ts). Returns `kept` with those files' findings in it.
  */
 async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined, o: PassOptions): Promise<Kept | undefined> {
   const memo = env.memo!;
-  const todo = snap.files.filter((f) => {
-    const k = kept?.files.get(f.rel);
-    return !(k && k.size === f.size && k.mtimeMs === f.mtimeMs && memo.keeps(f));
-  });
-  if (todo.length === 0) return kept;
+  const todo = snap.files.filter((f) => !unchanged(f, kept, memo));
+  if (todo.length === 0) {
+    if (o.early) void o.early.worker.terminate();
+    return kept;
+  }
   return firstPass(checks, snap, env, kept, todo, o);
 }
 

@@ -228,9 +228,10 @@ class LazyFile {
  * Read the memory at `root` once. Never throws for a bad file: the file carries its error.
  * With `lazy`, the walk and the stats happen now and each file's text on its first use (`text`
  * and `error` are read together, once): `health --quiet` reuses unchanged files' findings and
- * never reads them.
+ * never reads them. `seen` is told each memory file as the walk finds it (health starts its
+ * first pass's worker during the walk).
  */
-export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snapshot {
+export function loadSnapshot(root: string, opts: { lazy?: boolean; seen?: (f: MemFile) => void } = {}): Snapshot {
   const files: MemFile[] = [];
   const tempFiles: PlainFile[] = [];
   const otherFiles: PlainFile[] = [];
@@ -244,7 +245,9 @@ export function loadSnapshot(root: string, opts: { lazy?: boolean } = {}): Snaps
 
   const addMd = (rel: string, st: KnownStats): void => {
     const { size, mtimeMs } = st;
-    files.push(opts.lazy ? new LazyFile(classify(rel), st, src) : { ...classify(rel), size, mtimeMs, ...readOne(root, rel, size, st, folders) });
+    const f: MemFile = opts.lazy ? new LazyFile(classify(rel), st, src) : { ...classify(rel), size, mtimeMs, ...readOne(root, rel, size, st, folders) };
+    files.push(f);
+    opts.seen?.(f);
   };
   const walk = (relDir: string): void => {
     let ents;

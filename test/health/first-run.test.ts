@@ -148,4 +148,41 @@ describe('health, first run (nothing kept)', () => {
     expect(failed.onWorker).toBe(0);
     expect(said(failed.report)).toEqual(said(alone.report));
   });
+
+  it('starts the worker during the walk once the files to read hold 4 MB, and stops it when the machine has no core idle', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memtier-first-run-'));
+    roots.push(root);
+    generateMemory(root, 200);
+    // 4.4 MB of notes: the size at which a pass takes a worker unasked (core/workers.ts)
+    // (paragraphs of words drawn at random, so that no two are near-duplicates)
+    let seed = 7;
+    const word = (): string => { seed = (seed * 1103515245 + 12345) % 2147483648; return `w${(seed >> 8) % 5000}`; };
+    for (let k = 0; k < 11; k++) {
+      const paras = [`# Notes ${k}`];
+      for (let size = 0; size < 400_000;) { const p = Array.from({ length: 24 }, word).join(' ') + '.'; paras.push(p); size += p.length + 2; }
+      writeFileSync(join(root, 'memory', 'semantic', `big-${k}.md`), paras.join('\n\n') + '\n');
+    }
+    const old = new Date(Date.now() - 3_600_000);
+    const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); if (e.isDirectory()) walk(p); else utimesSync(p, old, old); } };
+    walk(root);
+    const run = async (env: Record<string, string>, load: number): Promise<{ report: HealthReport; onWorker: number; early: boolean }> => {
+      forget(root);
+      let onWorker = -1;
+      let early = false;
+      const report = await runHealth(testCtx(root, undefined, undefined, env), { firstPass: { url: WORKER, workerFirst: true, host: () => ({ cores: 2, load }), done: (s) => { onWorker = s.onWorker; early = s.early; } } });
+      return { report, onWorker, early };
+    };
+    const alone = await run({ MEMTIER_HEALTH_WORKERS: '0' }, 0);
+    expect([alone.early, alone.onWorker]).toEqual([false, 0]);
+    // a core idle: the worker started during the walk takes files from the back (the main thread
+    // waits for its first claim: on a pass this small it could otherwise do every file first)
+    const idle = await run({}, 0);
+    expect(idle.early).toBe(true);
+    expect(idle.onWorker).toBeGreaterThan(0);
+    expect(said(idle.report)).toEqual(said(alone.report));
+    // both cores busy: started during the walk all the same, then stopped; the main thread does every file
+    const busy = await run({}, 2);
+    expect([busy.early, busy.onWorker]).toEqual([true, 0]);
+    expect(said(busy.report)).toEqual(said(alone.report));
+  });
 });
