@@ -138,13 +138,56 @@ const clean = (s: string): string => {
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /**
- * The key two sentences repeat each other by: lower case without spaces and punctuation. ASCII
- * text is keyed without compiling \p{P} (the same characters: \s and \p{P} within ASCII).
+ * The key two sentences repeat each other by: lower case without spaces and punctuation (what
+ * /[\s\p{P}]+/gu removes). ASCII text is keyed by an ASCII pattern (the same characters), other
+ * text a character at a time, the characters spaceOrPunct answers for without compiling \p{P}:
+ * built, its set of Unicode's punctuation cost a cold extract of Chinese text ~3M instructions.
  */
 export const repeatKey = (text: string): string => {
   const lower = text.toLowerCase();
-  return ASCII_ONLY.test(lower) ? lower.replace(/[\t-\r !-#%-*,-/:;?@[-\]_{}]+/g, '') : lower.replace(/[\s\p{P}]+/gu, '');
+  if (ASCII_ONLY.test(lower)) return lower.replace(/[\t-\r !-#%-*,-/:;?@[-\]_{}]+/g, '');
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < lower.length;) {
+    const cp = lower.codePointAt(i)!;
+    const n = cp > 0xffff ? 2 : 1;
+    if (spaceOrPunct(cp) ?? (spaceOrPunctRe ??= /^[\s\p{P}]$/u).test(String.fromCodePoint(cp))) {
+      out += lower.slice(from, i);
+      from = i + n;
+    }
+    i += n;
+  }
+  return out + lower.slice(from);
 };
+
+/** One space or punctuation mark of any script (made on first use: creating it already builds its Unicode tables). */
+let spaceOrPunctRe: RegExp | undefined;
+
+/** Blocks spaceOrPunct answers for beyond ASCII: Latin-1, general punctuation, CJK symbols and kana, CJK compatibility and small forms, half- and full-width forms. */
+const PUNCT_BLOCKS = [0x80, 0xff, 0x2000, 0x206f, 0x3000, 0x30ff, 0xfe10, 0xfe1f, 0xfe30, 0xfe6f, 0xff00, 0xffef];
+/** The spaces and punctuation marks of those blocks, as ranges (first, last, …). */
+const PUNCT_RANGES = [
+  0xa0, 0xa1, 0xa7, 0xa7, 0xab, 0xab, 0xb6, 0xb7, 0xbb, 0xbb, 0xbf, 0xbf, 0x2000, 0x200a, 0x2010, 0x2029, 0x202f, 0x2043, 0x2045, 0x2051,
+  0x2053, 0x205f, 0x3000, 0x3003, 0x3008, 0x3011, 0x3014, 0x301f, 0x3030, 0x3030, 0x303d, 0x303d, 0x30a0, 0x30a0, 0x30fb, 0x30fb,
+  0xfe10, 0xfe19, 0xfe30, 0xfe52, 0xfe54, 0xfe61, 0xfe63, 0xfe63, 0xfe68, 0xfe68, 0xfe6a, 0xfe6b, 0xff01, 0xff03, 0xff05, 0xff0a,
+  0xff0c, 0xff0f, 0xff1a, 0xff1b, 0xff1f, 0xff20, 0xff3b, 0xff3d, 0xff3f, 0xff3f, 0xff5b, 0xff5b, 0xff5d, 0xff5d, 0xff5f, 0xff65,
+];
+
+/**
+ * Whether a character is a space or punctuation (/[\s\p{P}]/u), for ASCII, the CJK ideographs
+ * (none is) and PUNCT_BLOCKS, without compiling \p{P}; undefined for any other character. A test
+ * checks every character it answers for against the pattern.
+ */
+export function spaceOrPunct(cp: number): boolean | undefined {
+  if (cp < 0x80) return (cp >= 9 && cp <= 13) || cp === 32 || (cp >= 33 && cp <= 47 && cp !== 36 && cp !== 43) || (cp >= 58 && cp <= 64 && cp !== 60 && cp !== 61 && cp !== 62) || (cp >= 91 && cp <= 96 && cp !== 94 && cp !== 96) || cp === 123 || cp === 125;
+  if ((cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf)) return false;
+  for (let b = 0; b < PUNCT_BLOCKS.length; b += 2) {
+    if (cp < PUNCT_BLOCKS[b]! || cp > PUNCT_BLOCKS[b + 1]!) continue;
+    for (let r = 0; r < PUNCT_RANGES.length; r += 2) if (cp >= PUNCT_RANGES[r]! && cp <= PUNCT_RANGES[r + 1]!) return true;
+    return false;
+  }
+  return undefined;
+}
 
 /** One letter or digit of any script (made on first use: creating it already builds its Unicode tables). */
 let letterOrDigit: RegExp | undefined;

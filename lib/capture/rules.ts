@@ -40,12 +40,16 @@ export function caseless(text: string): string | undefined {
 
 const withI = new WeakMap<RegExp, RegExp>();
 
-/** `re`, a lower-case pattern, matched case-insensitively: against `lower` (caseless(text)), or with the `i` flag when that is undefined. */
-export function matches(re: RegExp, text: string, lower: string | undefined): boolean {
-  if (lower !== undefined) return nativeFirst(re).test(lower);
+/** `re`, a lower-case pattern, with the `i` flag (for a text caseless() cannot fold), made once. */
+export function withCase(re: RegExp): RegExp {
   let i = withI.get(re);
   if (!i) withI.set(re, (i = new RegExp(re.source, `${re.flags}i`)));
-  return nativeFirst(i).test(text);
+  return i;
+}
+
+/** `re`, a lower-case pattern, matched case-insensitively: against `lower` (caseless(text)), or with the `i` flag when that is undefined. */
+export function matches(re: RegExp, text: string, lower: string | undefined): boolean {
+  return lower !== undefined ? nativeFirst(re).test(lower) : nativeFirst(withCase(re)).test(text);
 }
 
 /** Whether any of the lower-case patterns matches the text (case-insensitively). */

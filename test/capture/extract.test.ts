@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absoluteDates } from '../../lib/capture/dates.js';
 import { seededRandom } from '../../lib/core/random.js';
-import { cjkLetter, extract, importance, repeatKey, sentences, tagsIn, unicodeWords } from '../../lib/capture/extract.js';
+import { cjkLetter, extract, importance, repeatKey, sentences, spaceOrPunct, tagsIn, unicodeWords } from '../../lib/capture/extract.js';
 import { caseless, matches, NOISE, PRIVATE_MARKERS, QUESTION, SPECULATION, TYPE_RULES } from '../../lib/capture/rules.js';
 import { scoreExtraction } from '../../lib/bench/extract.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
@@ -118,8 +118,20 @@ describe('extraction rules', () => {
     expect(answered).toBeGreaterThan(27_000);
   });
 
+  it('answers for ASCII, the CJK ideographs and its blocks as [\\s\\p{P}] would, without compiling it', () => {
+    const spaceOrPunctRe = /^[\s\p{P}]$/u;
+    let answered = 0;
+    for (let cp = 0; cp <= 0xffff; cp++) {
+      const fast = spaceOrPunct(cp);
+      if (fast === undefined) continue;
+      answered++;
+      expect(fast, cp.toString(16)).toBe(spaceOrPunctRe.test(String.fromCharCode(cp)));
+    }
+    expect(answered).toBeGreaterThan(28_000);
+  });
+
   it('splits words and keys repeats as the \\p{L} and \\p{P} patterns do, without compiling them', () => {
-    const chars = ['a', 'Z', '7', '_', '/', '-', ' ', '.', '!', '\t', '中', '文', 'é', '٣', '，', '。', '\u3000', '«', '😀', '\ud83d', '\ude00', 'ǅ', '\u0301', '²'];
+    const chars = ['a', 'Z', '7', '_', '/', '-', ' ', '.', '!', '\t', '中', '文', 'é', '٣', '，', '。', '\u3000', '«', '😀', '\ud83d', '\ude00', 'ǅ', '\u0301', '²', '、', '「', '・', '…', '\u00a0', '\ufeff', '\u2028', '؟', '¿', '＄', '＿', 'İ', '𝔸'];
     const rnd = seededRandom(43);
     for (let k = 0; k < 20_000; k++) {
       let s = '';
