@@ -7,8 +7,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { records, similarPairs } from '../../lib/health/checks/near-duplicates.js';
-import { similarIndex } from '../../lib/lifecycle/dream.js';
+import { records } from '../../lib/health/checks/near-duplicates.js';
+import { similarPairs } from '../../lib/core/similarity-join.js';
+import { firstSimilar } from '../../lib/lifecycle/dream.js';
 import { loadSnapshot } from '../../lib/memory/snapshot.js';
 import { generateMemory } from '../../lib/bench/perf.js';
 import { tmpTree, writeTree } from '../helpers.js';
@@ -124,15 +125,7 @@ describe('near-duplicate candidates through the index', () => {
           scan.push(i < 0 ? undefined : i);
           if (i < 0) keptScan.push(s);
         }
-        const idx = similarIndex(sets, t);
-        const viaIndex: (number | undefined)[] = [];
-        let kept = 0;
-        for (const s of sets) {
-          const i = idx.find(s);
-          viaIndex.push(i);
-          if (i === undefined) idx.add(s, kept++);
-        }
-        expect(viaIndex, `seed ${seed} t=${t}`).toEqual(scan);
+        expect(firstSimilar(sets, t), `seed ${seed} t=${t}`).toEqual(scan);
         expect(scan.some((x) => x !== undefined)).toBe(true);
       }
     }

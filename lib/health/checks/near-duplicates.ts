@@ -3,6 +3,7 @@ import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
 import { KeyWordIds, Vocab } from '../key-words.js';
+import { similarIdPairs } from '../../core/similarity-join.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 
@@ -16,131 +17,6 @@ export class Rec {
   get words(): string[] { return Array.from(this.pool.ids.subarray(this.start, this.start + this.count), (id) => this.pool.vocab.words[id]!); }
   /** The entry's fact key (normalizeFact). */
   get key(): string { return factKey(this.e); }
-}
-
-/**
- * Pairs of entries whose word sets have Jaccard similarity ≥ `t`, exactly the pairs an all-pairs
- * comparison finds, without comparing all pairs (PPJoin: Xiao et al., "Efficient similarity joins for
- * near duplicate detection", WWW 2008). Each set's words are put in one global order, rarest first;
- * sets are taken shortest first. Two sets can reach `t` only if
- * - their sizes are within `t` of each other (length filter: shorter ones drop off the front of a
- *   word's list for good, as sizes only grow);
- * - they share one of their first few words (prefix filter: |x| − ⌈t·|x|⌉ + 1 words probed, the
- *   first |x| − ⌈2t/(1+t)·|x|⌉ + 1 indexed);
- * - the words they share so far plus what is left after the shared word's positions can still reach
- *   the overlap `t` needs (positional filter).
- * Only the candidates left are intersected. Pairs come as [earlier, later, similarity] in input
- * order, sorted by the later then the earlier index.
- */
-export function similarPairs(recs: { words: string[] }[], t: number): [number, number, number][] {
-  const vocab = new Vocab();
-  const ids: number[] = [];
-  const start = recs.map((r) => { const at = ids.length; for (const w of new Set(r.words)) ids.push(vocab.id(w)); return at; });
-  const count = recs.map((_, k) => (k + 1 < recs.length ? start[k + 1]! : ids.length) - start[k]!);
-  return similarIdPairs(Int32Array.from(ids), start, count, vocab.size, t);
-}
-
-/**
- * similarPairs over sets of distinct word numbers below `vocab`: set k is
- * pool[start[k], start[k] + count[k]) (the pool is not changed).
- */
-export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number): [number, number, number][] {
-  const n = start.length;
-  // words in one global order: rarest first (ties by number, that is by first appearance)
-  const df = new Int32Array(vocab);
-  let total = 0;
-  for (let y = 0; y < n; y++) { total += count[y]!; for (let i = start[y]!, e = i + count[y]!; i < e; i++) df[pool[i]!]!++; }
-  const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
-  const rank = new Int32Array(vocab);
-  ranked.forEach((id, r) => { rank[id] = r; });
-  // every set's ranks, ascending, in one array: set y is flat[off[y] .. off[y + 1])
-  const off = new Int32Array(n + 1);
-  const flat = new Int32Array(total);
-  for (let y = 0, at = 0; y < n; y++) {
-    off[y] = at;
-    for (let i = start[y]!, e = i + count[y]!; i < e; i++) {
-      const r = rank[pool[i]!]!;
-      let k = at++;
-      while (k > off[y]! && flat[k - 1]! > r) { flat[k] = flat[k - 1]!; k--; }
-      flat[k] = r;
-    }
-    off[n] = at;
-  }
-  const len = (y: number): number => off[y + 1]! - off[y]!;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len(a) - len(b) || a - b);
-  // the bounds are filters: rounded in the generous direction, the similarity itself decides
-  const eps = 1e-9;
-  const ceil = (x: number): number => Math.ceil(x - eps);
-  // each word's list of (set, position) in one array: word w's at postAt[w] .. postAt[w] + postLen[w]
-  // (filled in processing order), its sets too short for the ones to come skipped up to postStart[w]
-  const indexed = (lx: number): number => lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-  const postAt = new Int32Array(vocab + 1);
-  for (let y = 0; y < n; y++) for (let p = 0, m = Math.max(0, Math.min(len(y), indexed(len(y)))); p < m; p++) postAt[flat[off[y]! + p]! + 1]!++;
-  for (let w = 0; w < vocab; w++) postAt[w + 1]! += postAt[w]!;
-  const postRec = new Int32Array(postAt[vocab]!);
-  const postPos = new Int32Array(postAt[vocab]!);
-  const postLen = new Int32Array(vocab);
-  const postStart = new Int32Array(vocab);
-  const overlap = new Int32Array(n);
-  const touched: number[] = [];
-  const out: [number, number, number][] = [];
-  const PRUNED = -(1 << 30);
-  for (const x of order) {
-    const xs = off[x]!;
-    const lx = len(x);
-    if (lx === 0) continue;
-    const probe = lx - ceil(t * lx) + 1;
-    const minLen = t * lx - eps;
-    for (let p = 0; p < probe; p++) {
-      const w = flat[xs + p]!;
-      const base = postAt[w]!;
-      const end = base + postLen[w]!;
-      let s = base + postStart[w]!;
-      while (s < end && len(postRec[s]!) < minLen) s++;
-      postStart[w] = s - base;
-      for (let k = s; k < end; k++) {
-        const y = postRec[k]!;
-        const o = overlap[y]!;
-        if (o < 0) continue; // pruned for x
-        const ly = len(y);
-        const need = ceil((t / (1 + t)) * (lx + ly));
-        const bound = o + 1 + Math.min(lx - p - 1, ly - postPos[k]! - 1);
-        if (o === 0) touched.push(y);
-        overlap[y] = bound >= need ? o + 1 : PRUNED;
-      }
-    }
-    for (const y of touched) {
-      if (overlap[y]! > 0) {
-        const ly = len(y);
-        let i = xs;
-        let j = off[y]!;
-        const iEnd = xs + lx;
-        const jEnd = j + ly;
-        let inter = 0;
-        // given up once the words left cannot reach the overlap t needs (then the similarity is below t)
-        const need = ceil((t / (1 + t)) * (lx + ly));
-        while (i < iEnd && j < jEnd) {
-          const a = flat[i]!;
-          const b = flat[j]!;
-          if (a === b) { inter++; i++; j++; } else {
-            if (a < b) i++; else j++;
-            if (inter + Math.min(iEnd - i, jEnd - j) < need) break;
-          }
-        }
-        const jac = inter / (lx + ly - inter);
-        if (inter >= need && jac >= t) out.push(x < y ? [x, y, jac] : [y, x, jac]);
-      }
-      overlap[y] = 0;
-    }
-    touched.length = 0;
-    for (let p = 0, m = Math.min(lx, indexed(lx)); p < m; p++) {
-      const w = flat[xs + p]!;
-      const k = postAt[w]! + postLen[w]!++;
-      postRec[k] = x;
-      postPos[k] = p;
-    }
-  }
-  return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
 
 /** Do the two word sets differ in a word holding a digit (a different number, version, port, date)? */
