@@ -230,33 +230,40 @@ export function unicodeWords(text: string): Set<string> {
   return out;
 }
 
-const latinTags = new WeakMap<Set<string>, { latin: Set<string>; cjk: string[] }>();
-
 /** Wikilinks as the names they show: `[[Priya]]` → Priya, `[[Priya Shah|Priya]]` → Priya (Obsidian, Logseq). */
 function unlinked(text: string): string {
   return text.replace(/\[\[([^\]|]*)(?:\|([^\]]*))?\]\]/g, (_m, target: string, shown: string | undefined) => shown ?? target);
 }
 
+/**
+ * The vocabulary as tagsIn reads it: its tags in order, which are CJK (found as substrings), made
+ * once. An array walked by index: a cold process runs tagsIn in the interpreter, where a `for…of`
+ * over the Set allocated a result object per tag per sentence (~160 KB of young garbage on 200
+ * messages, a scavenge of its own).
+ */
+const tagLists = new WeakMap<Set<string>, { tags: string[]; cjk: boolean[] }>();
+
 /** Tags of the vocabulary the sentence names (whole words; CJK tags as substrings), at most 3, in the vocabulary's order. */
 export function tagsIn(text: string, vocabulary: Set<string> | undefined): string[] {
   if (!vocabulary?.size) return [];
-  let v = latinTags.get(vocabulary);
+  let v = tagLists.get(vocabulary);
   if (!v) {
-    const usable = [...vocabulary].filter((t) => t.length >= 2 && t !== 'friction');
-    v = { latin: new Set(usable.filter((t) => !/[\u3000-\u9fff]/.test(t))), cjk: usable.filter((t) => /[\u3000-\u9fff]/.test(t)) };
-    latinTags.set(vocabulary, v);
+    const tags = [...vocabulary].filter((t) => t.length >= 2 && t !== 'friction');
+    v = { tags, cjk: tags.map((t) => /[\u3000-\u9fff]/.test(t)) };
+    tagLists.set(vocabulary, v);
   }
   const lower = text.toLowerCase();
   let words: Set<string> | undefined;
   const out: string[] = [];
-  for (const t of vocabulary) {
-    if (out.length === 3) break;
+  for (let i = 0; i < v.tags.length && out.length < 3; i++) {
+    const t = v.tags[i]!;
     if (!lower.includes(t)) continue; // a whole word is a substring too: most tags are not even that
-    if (v.latin.has(t)) {
+    if (v.cjk[i]) out.push(t);
+    else {
       // ASCII text: letters and digits are [a-z0-9] (no \p{L}, \p{N} to compile)
       words ??= ASCII_ONLY.test(lower) ? new Set(lower.match(/[a-z0-9][a-z0-9_/-]*/g) ?? []) : unicodeWords(lower);
       if (words.has(t)) out.push(t);
-    } else if (v.cjk.includes(t)) out.push(t);
+    }
   }
   return out;
 }
