@@ -103,6 +103,46 @@ function readProperties(lines: string[]): MiniFrontmatter {
   return fm;
 }
 
+/** A property line under a page's title, as Notion exports them ("Owner: Priya Shah", "Created time: …"). */
+const TITLE_PROPERTY = /^([A-Z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}): (\S.*)$/;
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** A property's day: "2026-11-20…", or as Notion writes it, "November 20, 2026 10:00 AM" / "Nov 20, 2026". */
+function propertyDay(v: string): string | undefined {
+  if (DATE.test(v.slice(0, 10))) return v.slice(0, 10);
+  const m = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}), (\d{4})\b/.exec(v);
+  const month = m ? MONTH_NAMES.indexOf(m[1]!.toLowerCase()) + 1 : 0;
+  return m && month ? `${m[3]}-${String(month).padStart(2, '0')}-${m[2]!.padStart(2, '0')}` : undefined;
+}
+
+/**
+ * A Notion page's properties, as its export writes them: "Key: Value" lines right under the page's
+ * "# Title" (Owner: Priya Shah, Status: In progress, Tags: web, marketing, Created: November 20,
+ * 2026 10:00 AM). Two or more such lines make the block, or one "Tags:". They stay the note's
+ * text (they say things: who owns it, when it is due); its tags and its day are read from them
+ * (Tags; Created, Created time or Date).
+ */
+function titleProperties(lines: string[]): { tags: string[]; created?: string } | undefined {
+  let i = 0;
+  while (i < lines.length && i < 3 && !lines[i]!.trim()) i++;
+  if (!/^# \S/.test(lines[i] ?? '')) return undefined;
+  i++;
+  if (i < lines.length && !lines[i]!.trim()) i++;
+  const props: [string, string][] = [];
+  for (; i < lines.length; i++) {
+    const m = TITLE_PROPERTY.exec(lines[i]!);
+    if (!m) break;
+    props.push([m[1]!.toLowerCase(), m[2]!.trim()]);
+  }
+  if (props.length < 2 && props[0]?.[0] !== 'tags') return undefined;
+  const out: { tags: string[]; created?: string } = { tags: [] };
+  for (const [key, val] of props) {
+    if (key === 'tags' || key === 'tag') out.tags.push(...propertyList(val).map((t) => t.toLowerCase().replace(/\s+/g, '-')));
+    else if (key === 'created' || key === 'created time' || key === 'created at' || key === 'date') out.created ??= propertyDay(val);
+  }
+  return out;
+}
+
 /** The YAML subset reader (or a Logseq page's `key:: value` properties). Returns undefined when the block needs the strict parser. */
 export function readMiniFrontmatter(lines: string[]): MiniFrontmatter | undefined {
   const fm: MiniFrontmatter = { tags: [], lines: 0 };
@@ -221,6 +261,9 @@ export function fileUnits(rel: string, text: string): Unit[] {
   const lines = blankComments(text).split('\n');
   let fm = readMiniFrontmatter(lines);
   if (!fm) fm = strictFrontmatter(text, rel);
+  // no frontmatter: a Notion page's properties under its title give its tags and day
+  const props = fm.lines === 0 && !fm.tags.length && !LOG_KINDS.has(info.kind) ? titleProperties(lines) : undefined;
+  if (props) fm = { ...fm, tags: props.tags, ...(props.created && !fm.created ? { created: props.created } : {}) };
   const fileType = fmType(fm.type);
   const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);
   // an outliner's page (Logseq: every line a bullet or indented under one): each top-level bullet
