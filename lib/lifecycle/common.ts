@@ -15,6 +15,7 @@ import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layou
 import { finishPendingRotations, finishRotationTx } from '../wal/rotate.js';
 import { openStore, type Tx } from '../store/store.js';
 import { readOnce } from '../memory/reader.js';
+import { noteDay } from '../search/units.js';
 
 export type Op =
   /** Replace (or create) a whole file; `expected` is what was read (null: must not exist). */
@@ -150,6 +151,23 @@ export interface DayFile extends FileInfo { date: string }
  * never archived, which dayFiles' default kinds are for).
  */
 export const DAY_KINDS: FileInfo['kind'][] = ['episodic', 'legacy-daily', 'note'];
+
+/**
+ * The days review and consolidate read: the files of DAY_KINDS named by their day, and a person's
+ * notes dated by what they say instead (a frontmatter `date:` or `created:`, a Notion page's
+ * Created or Date property: search/units.ts noteDay), sorted by date then path.
+ */
+export function readingDays(ctx: Ctx): DayFile[] {
+  const out = dayFiles(ctx.root, DAY_KINDS);
+  for (const rel of listMemoryFiles(ctx.root)) {
+    const info = classify(rel);
+    if (info.kind !== 'note' || info.date) continue;
+    const text = read(ctx, rel);
+    const date = text === undefined ? undefined : noteDay(text);
+    if (date) out.push({ ...info, date });
+  }
+  return out.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.rel < b.rel ? -1 : 1));
+}
 
 /** Episodic days (memory/episodic/ and OpenClaw's memory/YYYY-MM-DD*.md), sorted by date then path. */
 export function dayFiles(root: string, kinds: FileInfo['kind'][] = ['episodic', 'legacy-daily']): DayFile[] {

@@ -26,12 +26,12 @@ import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { CANONICAL_HOME } from '../format/entry.js';
-import { archivePath, dayFile, episodicPath, PATHS } from '../format/layout.js';
+import { archivePath, classify, dayFile, episodicPath, PATHS } from '../format/layout.js';
 import { readRecallHistory } from '../search/history-read.js';
 import { activationOn, PRUNE_THRESHOLD, RECALL_THRESHOLD } from '../search/activation.js';
 import { DAILY_SUMMARY_DIR, planArchive } from './archive.js';
 import { planTrashRetention } from './trash.js';
-import { applyPlanned, cite, DAY_KINDS, dayFiles, plural, read, sourcesLive, type Op } from './common.js';
+import { applyPlanned, cite, entriesOf, plural, readingDays, read, sourcesLive, type Op } from './common.js';
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
@@ -118,10 +118,18 @@ function withExtraction(ctx: Ctx, date: string, day: MemEntry[]): MemEntry[] {
     const p = extract([{ role: 'user', content: e.text }], o).proposals[0];
     return p ? { ...e, type: p.type } : e;
   });
-  for (const f of dayFiles(ctx.root, DAY_KINDS).filter((d) => d.date === date)) {
+  for (const f of readingDays(ctx).filter((d) => d.date === date)) {
     const text = read(ctx, f.rel);
     if (!text) continue;
     const lines = text.split('\n');
+    // a note dated by what it says (not its name): its bullets are the day's entries too
+    if (!classify(f.rel).date) {
+      for (const e of entriesOf(f.rel, text, date)) {
+        if (e.superseded) continue;
+        const p = e.type || CHECKBOX.test(e.text) ? undefined : extract([{ role: 'user', content: e.text }], o).proposals[0];
+        out.push({ ...e, day: date, kind: f.kind, tier: f.tier, ...(p ? { type: p.type } : {}) });
+      }
+    }
     for (const u of freeFormEntries(f.rel, text, f)) {
       for (const p of extract([{ role: 'user', content: u.text }], o).proposals) out.push({ ...u, line: sentenceLine(lines, u.line, p.text), type: p.type, text: p.text, tags: p.tags });
     }

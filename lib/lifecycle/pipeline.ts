@@ -24,7 +24,7 @@
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { contentKey, extractTags, keyAnchor, type EntryType } from '../format/entry.js';
-import { fileUnits } from '../search/units.js';
+import { fileUnits, titleProperties } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { entriesOf, linkDest, linkPath, normalizeText, read, type SourcedEntry } from './common.js';
 
@@ -51,6 +51,9 @@ const DAY_KINDS = new Set<FileInfo['kind']>(['episodic', 'legacy-daily', 'archiv
 export function freeFormEntries(rel: string, text: string, info: FileInfo): MemEntry[] {
   const out: MemEntry[] = [];
   const lines = text.split('\n');
+  // a Notion page's properties under its title ("Date: …", "Owner: …") are its metadata, not its text
+  const props = info.kind === 'note' ? titleProperties(lines) : undefined;
+  const isProperty = (line: number): boolean => props !== undefined && line >= props.from && line <= props.to;
   for (const u of fileUnits(rel, text)) {
     nestedBullets(lines, u.line, u.endLine, (line, t) => {
       const day = u.date ?? info.date;
@@ -59,7 +62,11 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
     if (/^[-*] \S/.test(lines[u.line - 1] ?? '') || !u.text.trim()) continue; // bullets are entries already
     // a section's own bullets too (a "## Todo" list under a heading): they are entries already, and
     // run into the paragraph they would read as one sentence
-    const body = u.text.includes('\n- ') || u.text.includes('\n* ') || /^[-*] \S/.test(u.text) ? u.text.split('\n').filter((l) => !/^\s*[-*] \S/.test(l)).join('\n') : u.text;
+    let body = u.text.includes('\n- ') || u.text.includes('\n* ') || /^[-*] \S/.test(u.text) ? u.text.split('\n').filter((l) => !/^\s*[-*] \S/.test(l)).join('\n') : u.text;
+    if (props && u.line <= props.to && u.endLine >= props.from) {
+      const own = new Set(lines.slice(props.from - 1, props.to).map((l) => l.trim()));
+      body = body.split('\n').filter((l) => !own.has(l.trim())).join('\n');
+    }
     if (!body.trim()) continue;
     const day = u.date ?? info.date;
     const flat = body.replace(/\s+/g, ' ').trim();
@@ -67,7 +74,7 @@ export function freeFormEntries(rel: string, text: string, info: FileInfo): MemE
     let line = u.line;
     for (let i = u.line - 1; i < u.endLine; i++) {
       const l = lines[i] ?? '';
-      if (l.trim() && !/^#{1,6}\s/.test(l) && !/^\s*[-*] \S/.test(l) && !l.trimStart().startsWith('<!--')) { line = i + 1; break; }
+      if (l.trim() && !isProperty(i + 1) && !/^#{1,6}\s/.test(l) && !/^\s*[-*] \S/.test(l) && !l.trimStart().startsWith('<!--')) { line = i + 1; break; }
     }
     out.push({ text: flat, tags: u.tags, line, raw: u.text.split('\n', 1)[0] ?? '', path: rel, ...(day ? { day } : {}), kind: info.kind, tier: info.tier });
   }

@@ -23,7 +23,7 @@ import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../fo
 import { classify, OPEN_SECTION_RE, PATHS } from '../format/layout.js';
 import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
-import { applyPlanned, cite, DAY_KINDS, dayFiles, entriesOf, normalizeText, plural, read, sectionLines, sourcesLive, today, type Op, type SourcedEntry } from './common.js';
+import { applyPlanned, cite, entriesOf, readingDays, normalizeText, plural, read, sectionLines, sourcesLive, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
 import { CHECKBOX, freeFormEntries, sentenceLine, titleOf } from './pipeline.js';
 
@@ -229,7 +229,7 @@ function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'
 }
 
 function readDays(ctx: Ctx, from: string, to: string): { rel: string; date: string; text: string }[] {
-  return dayFiles(ctx.root, DAY_KINDS)
+  return readingDays(ctx)
     .filter((f) => f.date >= from && f.date <= to)
     .map((f) => ({ rel: f.rel, date: f.date, text: read(ctx, f.rel) ?? '' }));
 }

@@ -120,14 +120,15 @@ function propertyDay(v: string): string | undefined {
  * "# Title" (Owner: Priya Shah, Status: In progress, Tags: web, marketing, Created: November 20,
  * 2026 10:00 AM). Two or more such lines make the block, or one "Tags:". They stay the note's
  * text (they say things: who owns it, when it is due); its tags and its day are read from them
- * (Tags; Created, Created time or Date).
+ * (Tags; Created, Created time or Date). `from`..`to`: the block's lines (1-based).
  */
-function titleProperties(lines: string[]): { tags: string[]; created?: string } | undefined {
+export function titleProperties(lines: string[]): { tags: string[]; created?: string; from: number; to: number } | undefined {
   let i = 0;
   while (i < lines.length && i < 3 && !lines[i]!.trim()) i++;
   if (!/^# \S/.test(lines[i] ?? '')) return undefined;
   i++;
   if (i < lines.length && !lines[i]!.trim()) i++;
+  const from = i + 1;
   const props: [string, string][] = [];
   for (; i < lines.length; i++) {
     const m = TITLE_PROPERTY.exec(lines[i]!);
@@ -135,7 +136,7 @@ function titleProperties(lines: string[]): { tags: string[]; created?: string } 
     props.push([m[1]!.toLowerCase(), m[2]!.trim()]);
   }
   if (props.length < 2 && props[0]?.[0] !== 'tags') return undefined;
-  const out: { tags: string[]; created?: string } = { tags: [] };
+  const out: { tags: string[]; created?: string; from: number; to: number } = { tags: [], from, to: i };
   for (const [key, val] of props) {
     if (key === 'tags' || key === 'tag') out.tags.push(...propertyList(val).map((t) => t.toLowerCase().replace(/\s+/g, '-')));
     else if (key === 'created' || key === 'created time' || key === 'created at' || key === 'date') out.created ??= propertyDay(val);
@@ -253,6 +254,18 @@ function outliner(lines: string[], from: number): boolean {
 
 /** A note's name: its file's name without the folder and ".md" ("memory/pages/Website Redesign.md" → "Website Redesign"). */
 const noteName = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1).replace(/\.md$/i, '');
+
+/**
+ * The day a note says it is of (not its name): its frontmatter's `date:` or `created:` (Obsidian's
+ * templates write one), or a Notion page's `Created`, `Created time` or `Date` property.
+ */
+export function noteDay(text: string): string | undefined {
+  const lines = text.split('\n', 200);
+  let fm = readMiniFrontmatter(lines);
+  if (!fm) fm = strictFrontmatter(text, '');
+  const day = fm.created ?? (fm.lines === 0 ? titleProperties(lines)?.created : undefined);
+  return day && DATE.test(day) ? day : undefined;
+}
 
 /** Split one file's text into units. The vocabulary and the format contract (meta) and the palace views (copies of entries) have none. */
 export function fileUnits(rel: string, text: string): Unit[] {

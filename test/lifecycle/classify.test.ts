@@ -116,6 +116,31 @@ describe('memtier review over free-form notes', () => {
   });
 });
 
+describe('review and consolidate over notes dated by what they say (a frontmatter date, a Notion page\'s Date property)', () => {
+  it('reads an Obsidian note with created: and a Notion meeting page with Date: as their days\' text; a Due: date or an old note is no such day', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, 'memory/Meetings'));
+    mkdirSync(join(root, 'memory/Work 1c2d3e4f'));
+    writeFileSync(join(root, 'memory/Meetings/Sync with Priya.md'), '---\ncreated: 2026-05-14\ntags: [meetings]\n---\n# Sync with Priya\n\nDecided to go with Astro for the marketing site.\n');
+    writeFileSync(join(root, 'memory/Work 1c2d3e4f/Meeting notes bb22.md'), '# Meeting notes\n\nDate: May 15, 2026 10:00 AM\nAttendees: Priya Shah, Marco\n\n- Priya prefers async updates over meetings.\n');
+    writeFileSync(join(root, 'memory/Work 1c2d3e4f/Launch plan aa11.md'), '# Launch plan\n\nOwner: Priya Shah\nDue: May 14, 2026\n\nWe decided to launch with a waitlist.\n');
+    writeFileSync(join(root, 'memory/Meetings/Kickoff.md'), '---\ncreated: 2026-01-05\n---\n# Kickoff\n\nWe decided to use Linear for tickets.\n');
+    const dry = JSON.parse((await runCli(['review', '--root', root, '--json'])).stdout);
+    expect(dry.extracted.map((x: any) => [x.type, x.source])).toEqual([
+      ['DECISION', 'memory/Meetings/Sync with Priya.md#L7'],
+      ['PEOPLE', 'memory/Work 1c2d3e4f/Meeting notes bb22.md#L6'],
+    ]);
+    const r = await runCli(['consolidate', '--root', root]);
+    expect(r.code, r.stderr).toBe(0);
+    // the page's bullet is the day's entry; its properties (Date, Attendees) are not the day's text
+    const sum = readFileSync(join(root, 'memory/reviews/daily/2026-05-15.md'), 'utf8');
+    expect(sum).toContain('Priya prefers async updates over meetings. — [memory/Work 1c2d3e4f/Meeting notes bb22.md#L6]');
+    expect(sum).not.toContain('Attendees');
+  });
+});
+
 describe('memtier consolidate over free-form notes', () => {
   it('types untyped bullets and reads the day\'s paragraphs into the daily summary, citing their lines', async () => {
     const root = join(tmpTree(), 'mem');
