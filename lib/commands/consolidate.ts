@@ -13,7 +13,8 @@ export const command: CommandSpec = {
                an agent writes under "## Notes" is kept; prompt: templates/daily-summary.md);
                a person's daily note (memory/Daily/DATE.md, Logseq's journals/YYYY_MM_DD.md) is
                the day's too: its open "- [ ]" and TODO/LATER items are action items, ticked
-               and DONE ones left out
+               and DONE ones left out; so is a note dated by its frontmatter date: or created:,
+               or a Notion page's "Date:" line (its bullets and paragraphs, not its properties)
   2 decay      activation recomputed from dates and recall history; the distribution is reported
   3 index      the search cache refreshed when files changed
   4 prune      episodic days whose entries are all below activation 0.05, and the lowest days

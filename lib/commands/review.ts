@@ -25,7 +25,9 @@ line its sentence is on; "- 2026-11-24 [DECISION] …": the note's day, no time 
 the note itself never rewritten, each sentence once. Checklist items ("- [ ] …", "- [x] …") and
 Logseq's tasks ("TODO …", "DONE …") are the person's tasks and are not filed. A daily note of the
 person's own under memory/ (memory/Daily/2026-11-20.md, a Logseq graph's
-memory/journals/2026_11_20.md) is read as its day.`,
+memory/journals/2026_11_20.md) is read as its day, and so is a note dated by what it says (a
+frontmatter date: or created:, a Notion page's "Date:" or "Created:" line under its title; its
+properties are not its text).`,
   flags: [
     { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
     { name: 'apply', type: 'boolean', description: 'also file what extraction finds in the week\'s free-form notes' },
