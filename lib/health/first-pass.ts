@@ -111,7 +111,7 @@ function startWorker(u: URL): PassWorker | undefined {
  * pass will read it, and starts the worker once those hold AUTO_WORKER_BYTES of text (the size at
  * which the pass would take one unasked, core/workers.ts), and stops it should the files outnumber
  * AUTO_WORKER_FILES. `worker()` is what was started, for firstPass, which still decides (the
- * machine's load, MEMTIER_HEALTH_WORKERS) and stops one it does not use.
+ * machine's load, MEMTIER_HEALTH_WORKERS); the caller stops it after the pass, used or not.
  */
 export function earlyWorker(env: NodeJS.ProcessEnv, o: Pick<PassOptions, 'url'> = {}): { seen: (size: number, todo: boolean) => void; worker: () => PassWorker | undefined } {
   let bytes = 0;
@@ -136,7 +136,7 @@ export function earlyWorker(env: NodeJS.ProcessEnv, o: Pick<PassOptions, 'url'> 
 export interface PassOptions {
   /** Whether a core is idle for a worker (core/workers.ts; asked only for a pass large enough). */
   host?: () => Host;
-  /** A worker started during the walk (earlyWorker): used when the pass takes one, else stopped. */
+  /** A worker started during the walk (earlyWorker): used when the pass takes one (the caller stops it after). */
   early?: PassWorker;
   /** The worker's module (tests; default: the one built beside this module). */
   url?: URL;
@@ -161,7 +161,6 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
   const u = env.memo && todo.length > 1 && poolSize(env.ctx.env, 'MEMTIER_HEALTH_WORKERS', { files: todo.length, bytes }, o.host ?? machine) > 0 ? o.url ?? url() : undefined;
   const started = u ? o.early ?? startWorker(u) : undefined;
   if (!started) {
-    if (o.early) void o.early.worker.terminate();
     for (const f of todo) await note(f);
     return result();
   }

@@ -154,6 +154,7 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   const seen = early && memo ? (f: MemFile): void => early.seen(f.size, !unchanged(f, kept, memo)) : undefined;
   let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined, ...(seen ? { seen } : {}) });
   if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: opts.firstPass?.host ?? host!, ...(early?.worker() ? { early: early.worker()! } : {}) });
+  // stopped whether the pass used it (it is done with it) or not (no file to read, or no core idle)
   void early?.worker()?.worker.terminate();
   const checks = opts.checks ? selected : reusing(selected, kept, true);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
@@ -219,10 +220,7 @@ function unchanged(f: MemFile, kept: Kept | undefined, memo: FileMemo): boolean 
 async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined, o: PassOptions): Promise<Kept | undefined> {
   const memo = env.memo!;
   const todo = snap.files.filter((f) => !unchanged(f, kept, memo));
-  if (todo.length === 0) {
-    if (o.early) void o.early.worker.terminate();
-    return kept;
-  }
+  if (todo.length === 0) return kept;
   return firstPass(checks, snap, env, kept, todo, o);
 }
 

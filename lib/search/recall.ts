@@ -27,6 +27,7 @@ import { recallBudget, type Budget } from './budget.js';
 import { ID_TERM_PREFIX, STRIDE, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
 import { rank, unitKey, withIndex, type SearchResult } from './search.js';
+import { TITLE_PROPERTY } from './units.js';
 
 export type QueryMode = 'message' | 'recent' | 'full';
 export interface Message { role: string; content: unknown }
@@ -108,8 +109,6 @@ const LIST_ITEM = /^(?:[-*+]|\d{1,3}[.)])\s+/;
  */
 /** An inline field: `key:: value` (Dataview, Logseq). */
 const FIELD = /^[\p{L}_][\p{L}\p{N}_ -]{0,30}::\s/u;
-/** A property line as Notion exports a page's properties: "Owner: Priya Shah", "Created time: …" (a capitalized key of one to three words). */
-const PROPERTY_LINE = /^[A-Z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}: \S/;
 
 export function oneLineText(text: string): string {
   if (!text.includes('\n')) return text.replace(/\s+/g, ' ').trim();
@@ -122,7 +121,7 @@ export function oneLineText(text: string): string {
     const body = item ? l.slice(item[0].length) : l;
     // an inline field ("role:: CMS vendor contact", Dataview and Logseq) or a property line
     // ("Owner: Priya Shah", a Notion page's) is an item of its own too
-    const field = !item && (FIELD.test(l) || PROPERTY_LINE.test(l));
+    const field = !item && (FIELD.test(l) || TITLE_PROPERTY.test(l));
     out += out ? ((item || field || prevItem) && !/[.;:!?。；：！？]$/.test(out) ? '; ' : ' ') + body : body;
     prevItem = item !== null || field;
   }

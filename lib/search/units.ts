@@ -103,8 +103,8 @@ function readProperties(lines: string[]): MiniFrontmatter {
   return fm;
 }
 
-/** A property line under a page's title, as Notion exports them ("Owner: Priya Shah", "Created time: …"). */
-const TITLE_PROPERTY = /^([A-Z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}): (\S.*)$/;
+/** A property line under a page's title, as Notion exports them ("Owner: Priya Shah", "Created time: …"): a capitalized key of one to three words. */
+export const TITLE_PROPERTY = /^([A-Z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){0,2}): (\S.*)$/;
 const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /** A property's day: "2026-11-20…", or as Notion writes it, "November 20, 2026 10:00 AM" / "Nov 20, 2026". */
@@ -260,11 +260,18 @@ const noteName = (rel: string): string => rel.slice(rel.lastIndexOf('/') + 1).re
  * templates write one), or a Notion page's `Created`, `Created time` or `Date` property.
  */
 export function noteDay(text: string): string | undefined {
-  const lines = text.split('\n', 200);
-  let fm = readMiniFrontmatter(lines);
-  if (!fm) fm = strictFrontmatter(text, '');
-  const day = fm.created ?? (fm.lines === 0 ? titleProperties(lines)?.created : undefined);
+  const day = noteFrontmatter(text, text.split('\n', 200), '', true).created;
   return day && DATE.test(day) ? day : undefined;
+}
+
+/**
+ * A note's frontmatter: its YAML block or Logseq properties, else (`titled`: a note, not a log) a
+ * Notion page's properties under its title, for its tags and its day (titleProperties).
+ */
+function noteFrontmatter(text: string, lines: string[], rel: string, titled: boolean): MiniFrontmatter {
+  const fm = readMiniFrontmatter(lines) ?? strictFrontmatter(text, rel);
+  const props = titled && fm.lines === 0 && !fm.tags.length ? titleProperties(lines) : undefined;
+  return props ? { ...fm, tags: props.tags, ...(props.created && !fm.created ? { created: props.created } : {}) } : fm;
 }
 
 /** Split one file's text into units. The vocabulary and the format contract (meta) and the palace views (copies of entries) have none. */
@@ -272,11 +279,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
   const info = classify(rel);
   if (info.tier === 'meta' || info.kind === 'palace') return [];
   const lines = blankComments(text).split('\n');
-  let fm = readMiniFrontmatter(lines);
-  if (!fm) fm = strictFrontmatter(text, rel);
-  // no frontmatter: a Notion page's properties under its title give its tags and day
-  const props = fm.lines === 0 && !fm.tags.length && !LOG_KINDS.has(info.kind) ? titleProperties(lines) : undefined;
-  if (props) fm = { ...fm, tags: props.tags, ...(props.created && !fm.created ? { created: props.created } : {}) };
+  const fm = noteFrontmatter(text, lines, rel, !LOG_KINDS.has(info.kind));
   const fileType = fmType(fm.type);
   const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);
   // an outliner's page (Logseq: every line a bullet or indented under one): each top-level bullet
