@@ -51,7 +51,19 @@ function gitMemory(ctx: Ctx): boolean {
  * writes and their commit, left recorded in .memtier/commit-pending/ (one readdir when none did).
  */
 async function recoverCommits(ctx: Ctx): Promise<void> {
-  if (!gitMemory(ctx) || !existsSync(join(ctx.root, '.memtier', 'commit-pending'))) return;
+  if (!gitMemory(ctx)) return;
+  // a sync killed after it recorded its merge: finished first (its files were being written)
+  if (existsSync(join(ctx.root, '.memtier', 'sync-intent.json'))) {
+    const s = await lazyImport('git/sync.js', () => import('../git/sync.js'));
+    try {
+      const r = s.recoverSync(ctx);
+      if (r.recovered) ctx.log.info(r.message);
+      else ctx.log.warn(r.message);
+    } catch (e) {
+      ctx.log.warn(`could not finish an interrupted sync: ${(e as Error).message} (run "memtier health")`);
+    }
+  }
+  if (!existsSync(join(ctx.root, '.memtier', 'commit-pending'))) return;
   const git = await lazyImport('git/index.js', () => import('../git/index.js'));
   try {
     for (const r of git.recoverPendingCommits(ctx)) if (r.committed) ctx.log.info(`committed the changes of an interrupted command (${r.files.length} file(s), ${r.commit?.slice(0, 10)})`);

@@ -67,7 +67,9 @@ export const registry: RegistryEntry[] = [
   { name: 'trash', group: 'Lifecycle', summary: 'what memtier removed: list, restore, purge', load: lazy('trash') },
   { name: 'palace', group: 'Lifecycle', summary: 'regenerate the views in memory/palace/', load: lazy('palace') },
   { name: 'topics', group: 'Lifecycle', summary: 'topics that emerge from the memory (3+ entries sharing a keyword), in memory/palace/topics.md', load: lazy('topics') },
-  { name: 'sync', group: 'Lifecycle', summary: 'git pull --rebase and push the memory repository', load: lazy('sync') },
+  { name: 'sync', group: 'Lifecycle', summary: 'keep one memory in step on several machines (git): commit, merge by entry, push', load: lazy('sync') },
+  { name: 'clone', group: 'Lifecycle', summary: "copy a memory kept in git onto this machine (the second machine's first step)", load: lazy('clone') },
+  { name: 'resolve', group: 'Lifecycle', summary: "finish a sync conflict: drop the other machine's copy once FILE holds what you want", load: lazy('resolve') },
   { name: 'cron', group: 'Lifecycle', summary: 'print or install schedules for consolidate, dream and review', load: lazy('cron') },
   // Tools
   { name: 'bench', group: 'Tools', summary: 'benchmarks: write, perf, locomo', load: lazy('bench') },

@@ -24,6 +24,10 @@ export const PATHS = {
   archive: 'memory/archive',
   tags: 'memory/TAGS.md',
   trash: 'memory/.trash',
+  /** Ids of forgotten entries, one `^id forgotten STAMP` a line (no text): how a removal reaches the other clones of a git memory. */
+  forgotten: 'memory/.forgotten',
+  /** The machine that runs the scheduled upkeep of a memory shared by several (lib/lifecycle/upkeep-role.ts). */
+  upkeep: 'memory/.upkeep',
   knowledge: 'knowledge',
   /** Derived state: index cache, lock, recall history. Gitignored, rebuildable. */
   state: '.memtier',

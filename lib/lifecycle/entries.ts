@@ -7,15 +7,15 @@
  * Trash, `.memtier/` and generated views (palace, reviews, DREAMS.md) are never searched: they
  * hold copies, not the entry itself.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { localDate, localTime } from '../core/clock.js';
+import { localDate, localStamp, localTime } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { formatEntryLine, ID_RE, newEntryId, oneLine, parseEntries, parseEntryLine, type Entry, type EntryType } from '../format/entry.js';
 import { classify, dayFile, episodicPath, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
 import { parseSessionState, serializeSessionState } from '../format/session-state.js';
-import { openStore, readMemoryFile, type Tx } from '../store/store.js';
+import { gitEnabled, openStore, readMemoryFile, type Tx } from '../store/store.js';
 import { crashPoint } from '../store/crash.js';
 import { gitHistoryHint, purgeLinesTx, type LinesPurged } from './trash.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
@@ -373,6 +373,9 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: ForgetOptions = {}): Fo
       tx.write(path, text, { expected: ps[0]!.fileText });
     }
     if (stateAfter !== undefined) tx.write(PATHS.sessionState, stateAfter.text, { expected: stateText! });
+    // in a git memory the removal travels to the other machines as a committed record of the id
+    // alone (never the text): sync's merge keeps it removed there (lib/git/merge.ts)
+    if (f.entry.id && gitEnabled(ctx.env) && existsSync(join(ctx.root, '.git'))) tx.append(PATHS.forgotten, `^${f.entry.id} forgotten ${localStamp(ctx.clock.now(), ctx.clock.tz)}\n`);
     if (purge) result.purged = purgeLinesTx(tx, ctx, lineMatcher(f, stateAfter?.removed ?? []), quickNeedles(f));
   });
   if (result.purged) result.message += `; ${purgedNote(result.purged)}`;

@@ -25,6 +25,7 @@ import { assertNotReserved, resolveInside } from './guards/paths.js';
 import { assertNoSecrets } from './guards/secrets.js';
 import { decodeStrict, MAX_ENTRY_BYTES, MAX_FILE_BYTES, sanitizeText } from './guards/text.js';
 import { ID_RE } from '../format/entry.js';
+import { conflictMarkerLine, gitWriteBlocker } from '../core/git-state.js';
 import { randomChars } from '../core/random.js';
 
 export { findOrphanTemps } from './fsync.js';
@@ -102,6 +103,11 @@ function ensureDir(absDir: string, rel: string): void {
   }
 }
 
+/** A file's text for a check, or undefined (missing, not a file, unreadable). */
+function readRaw(abs: string): string | undefined {
+  try { return readFileSync(abs, 'utf8'); } catch { return undefined; }
+}
+
 /** Where an append wrote (Tx.undoAppend takes it back). */
 export interface AppendReceipt { rel: string; offset: number; data: string }
 
@@ -162,6 +168,17 @@ export class Tx {
       throw new MemtierError(`refused: ${size} bytes is over the ${MAX_FILE_BYTES}-byte file limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split the content into several notes' });
     }
     if (/\.(?:md|markdown)$/i.test(rel) && startsWithFrontmatter(clean)) parseFrontmatter(clean, rel);
+    const marker = conflictMarkerLine(clean);
+    // a file that holds an unresolved git conflict is the person's to resolve: never rewritten
+    // (a rewrite would keep the markers, or drop one side's text with them)
+    const old = opts.expected ?? readRaw(abs);
+    const oldMarker = old ? conflictMarkerLine(old) : undefined;
+    if (oldMarker !== undefined) {
+      throw new MemtierError(`refused: ${rel} holds an unresolved git conflict block at line ${oldMarker} (<<<<<<< … ======= … >>>>>>>); memtier does not rewrite it`, { code: 'conflict-markers', rule: 'conflict-markers', file: rel, line: oldMarker, hint: `resolve the conflict in ${rel} by hand (keep what you want, delete the marker lines), then run the command again` });
+    }
+    if (marker !== undefined) {
+      throw new MemtierError(`refused: line ${marker} starts a git conflict block (<<<<<<< … ======= … >>>>>>>); writing it would keep an unresolved merge in the memory`, { code: 'conflict-markers', rule: 'conflict-markers', file: rel, line: marker, hint: `resolve the conflict in ${rel} by hand (keep what you want, delete the marker lines), then run the command again` });
+    }
     if (opts.expected !== undefined) {
       const now = this.read(rel);
       if ((opts.expected === null && now !== undefined) || (opts.expected !== null && now !== opts.expected)) {
@@ -176,6 +193,22 @@ export class Tx {
     ensureDir(dirname(abs), rel);
     touch(this.ctx, rel);
     atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
+  }
+
+  /**
+   * Atomic replace with bytes that are already in the memory's git history (sync bringing another
+   * clone's committed version of a file): path containment, reserved names, the link and
+   * regular-file checks and the lock hold as for write(), but the text guards do not: refusing
+   * bytes another machine committed cannot take them out of the history, and would leave this
+   * clone's files behind its branch forever.
+   */
+  writeCommitted(rel: string, content: Buffer): void {
+    assertNotReserved(rel);
+    const abs = this.abs(rel);
+    this.checkTarget(rel, abs);
+    ensureDir(dirname(abs), rel);
+    touch(this.ctx, rel);
+    atomicReplace(abs, content, this.ctx.env, rel, this.commit);
   }
 
   /** The target, if it exists, must be a regular file (a rename would replace a link or fail on a folder). */
@@ -508,6 +541,12 @@ function touch(ctx: StoreCtx, ...rels: string[]): void {
   if (fresh.length === 0) return;
   for (const r of fresh) t.paths.add(r);
   if (t.record === undefined) {
+    if (gitEnabled(ctx.env) && existsSync(join(key, '.git'))) {
+      // a person's stopped rebase or merge, or a detached HEAD: writing now would land inside a
+      // file git is merging, or on no branch (asked once per command, before its first write)
+      const blocked = gitWriteBlocker(key);
+      if (blocked) throw new MemtierError(`refused: ${blocked.reason}; nothing was written`, { code: 'git-busy', rule: 'git-operation', file: rels[0] ?? '.git', hint: blocked.hint });
+    }
     t.record = null;
     if (gitEnabled(ctx.env) && existsSync(join(key, '.git'))) {
       const dir = join(key, PENDING_DIR);

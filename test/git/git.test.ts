@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autoCommit, commitMessage, recoverIndexLock, sync } from '../../lib/git/index.js';
+import { autoCommit, commitMessage, recoverIndexLock } from '../../lib/git/index.js';
+import { sync } from '../../lib/git/sync.js';
 import { runCli, testCtx, tmpTree, writeTree } from '../helpers.js';
 
 const ENV = { PATH: process.env.PATH, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
@@ -226,7 +227,7 @@ describe('memtier sync', () => {
     expect(g(a, 'rev-parse', 'HEAD')).toBe(g(b, 'rev-parse', 'HEAD'));
   });
 
-  it('a real conflict (both machines rewrote the same MEMORY.md line) stops with exit 1, the rebase aborted and local commits intact', async () => {
+  it('a real conflict (both machines rewrote the same MEMORY.md line): exit 1, this side in place, the other kept beside it, no rebase left, pushed', async () => {
     const base = tmpTree({});
     const bare = join(base, 'remote.git');
     g(base, 'init', '-q', '--bare', '-b', 'main', bare);
@@ -243,14 +244,17 @@ describe('memtier sync', () => {
     g(base, 'clone', '-q', bare, b);
     writeFileSync(join(a, 'MEMORY.md'), '# Memory\n- db: mysql\n');
     writeFileSync(join(b, 'MEMORY.md'), '# Memory\n- db: sqlite\n');
-    expect((await runCli(['sync', '--root', a], { env: ENV })).code).toBe(0);
-    const rb = await runCli(['sync', '--root', b, '--json'], { env: ENV });
+    expect((await runCli(['sync', '--root', a], { env: { ...ENV, MEMTIER_MACHINE: 'machine-a' } })).code).toBe(0);
+    const rb = await runCli(['sync', '--root', b, '--json'], { env: { ...ENV, MEMTIER_MACHINE: 'machine-b' } });
     expect(rb.code).toBe(1);
     const j = JSON.parse(rb.stdout);
-    expect(j.conflicts).toEqual(['MEMORY.md']);
+    expect(j.conflicts.map((c: { file: string; copy: string }) => [c.file, c.copy])).toEqual([['MEMORY.md', 'MEMORY.conflict-machine-a.md']]);
+    expect(j.pushed).toBe(true);
     expect(readFileSync(join(b, 'MEMORY.md'), 'utf8')).toBe('# Memory\n- db: sqlite\n');
+    expect(readFileSync(join(b, 'MEMORY.conflict-machine-a.md'), 'utf8')).toBe('# Memory\n- db: mysql\n');
     expect(existsSync(join(b, '.git', 'rebase-merge'))).toBe(false);
-    expect(g(b, 'log', '-1', '--format=%s')).toMatch(/^memtier sync: local memory changes/);
+    expect(g(b, 'log', '-1', '--format=%s')).toMatch(/^memtier sync: merge machine-a's memory into machine-b's/);
+    expect(g(b, 'status', '--porcelain')).toBe('');
   });
 
   it('refuses a memory that is not a git repository', () => {

@@ -1,0 +1,496 @@
+/**
+ * `memtier sync`: one memory on several machines, git as the distribution layer, no server.
+ *
+ * Sync never starts a git rebase or merge (whose stopped state would be left behind by a kill,
+ * and whose line merges resurrect what one side removed). Under the memory's lock it:
+ *   1. commits this clone's memory changes;
+ *   2. fetches the remote branch;
+ *   3. when both sides moved, merges them in git's object store, file by file by what each file is
+ *      (lib/git/merge.ts: logs by entry id, SESSION-STATE.md by section and key, prose three-way
+ *      with a conflict copy where a person's text changed on both sides), and makes the merge
+ *      commit (both parents) without touching the work tree;
+ *   4. records its intent (.memtier/sync-intent.json: branch, from, to), then brings the work tree
+ *      to the new commit file by file through the store, moves the branch (compare-and-swap) and
+ *      the index entries of those files, and removes the intent;
+ *   5. pushes the branch to the same branch (never HEAD:HEAD); a push that lost a race goes back to 2.
+ * A sync killed anywhere is finished by the next memtier command (recoverSync: the intent names
+ * a commit that already exists), so no acknowledged entry is lost and nothing is half-merged.
+ * Crash points for tests: sync.committed, sync.fetched, sync.intent, sync.apply, sync.ref, sync.pushed.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Ctx } from '../core/context.js';
+import { MemtierError } from '../core/errors.js';
+import { conflictMarkerLine, gitDirOf, gitWriteBlocker, headBranch } from '../core/git-state.js';
+import { crashPoint } from '../store/crash.js';
+import { openStore } from '../store/store.js';
+import { autoCommit, git, isGitRepo, MEMORY_PATHSPECS, safeCommitText } from './index.js';
+import { machineName, machineSlug } from './machine.js';
+import { entriesOf, FORGOTTEN_PATH, forgottenIds, mergeFile, settleEntries } from './merge.js';
+
+export const SYNC_INTENT = '.memtier/sync-intent.json';
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const TRAILER = 'Memtier-Machine';
+
+export interface SyncConflict {
+  /** The file that changed on both machines: this machine's version is in it. */
+  file: string;
+  /** The other machine's whole version, kept beside it. */
+  copy: string;
+  reason: string;
+}
+
+export interface SyncResult {
+  ok: boolean;
+  remote?: string;
+  branch?: string;
+  /** The commit of this clone's uncommitted memory changes made first. */
+  committed?: string;
+  pulled: boolean;
+  pushed: boolean;
+  /** How the two sides came together: nothing to take, a fast-forward, or a merge commit. */
+  merge?: 'none' | 'fast-forward' | 'merged';
+  mergeCommit?: string;
+  /** Files a person must look at (their text changed on both machines). */
+  conflicts: SyncConflict[];
+  /** Said, not a conflict (a file deleted on one machine and changed on the other: kept). */
+  notes: string[];
+  message: string;
+  exitCode: 0 | 1;
+}
+
+interface Intent { branch: string; from: string; to: string; started: string }
+
+// ---------------------------------------------------------------------------------------------
+// small git helpers
+
+function must(ctx: Pick<Ctx, 'root' | 'env'>, args: string[], what: string, input?: string): string {
+  const r = git(ctx, args, input === undefined ? {} : { input });
+  if (r.code !== 0) {
+    const said = (r.stderr || r.stdout).trim().split('\n').filter(Boolean).slice(-3).join(' / ');
+    throw new MemtierError(`${what} failed (git ${args.find((a) => !a.startsWith('-')) ?? ''}: ${said || `exit ${r.code}`})`, { code: 'git', hint: 'run "git status" in the memory folder; then "memtier health" for what memtier sees' });
+  }
+  return r.stdout;
+}
+
+function rev(ctx: Ctx, ref: string): string | undefined {
+  const r = git(ctx, ['rev-parse', '--verify', '-q', `${ref}^{commit}`]);
+  return r.code === 0 ? r.stdout.trim() : undefined;
+}
+
+function isAncestor(ctx: Ctx, a: string, b: string): boolean {
+  return git(ctx, ['merge-base', '--is-ancestor', a, b]).code === 0;
+}
+
+/** The bytes of `rev:path` for each spec (undefined where missing), in one git process. */
+function readBlobs(ctx: Ctx, specs: string[]): Map<string, Buffer | undefined> {
+  const out = new Map<string, Buffer | undefined>();
+  const want = [...new Set(specs)].filter((s) => !s.includes('\n'));
+  if (want.length === 0) return out;
+  const r = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', ['cat-file', '--batch'], {
+    cwd: ctx.root, input: want.join('\n') + '\n', maxBuffer: 1024 * 1024 * 1024,
+    env: { PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C', HOME: ctx.env.HOME ?? '/nonexistent', GIT_TERMINAL_PROMPT: '0' },
+  });
+  if (r.status !== 0 || !r.stdout) throw new MemtierError('reading files from git failed (git cat-file)', { code: 'git', hint: 'run "git fsck" in the memory folder' });
+  const buf = r.stdout as Buffer;
+  let p = 0;
+  for (const spec of want) {
+    const nl = buf.indexOf(0x0a, p);
+    const head = buf.subarray(p, nl).toString('utf8');
+    p = nl + 1;
+    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(head);
+    if (!m) { out.set(spec, undefined); continue; }
+    const size = Number(m[2]);
+    out.set(spec, m[1] === 'blob' ? buf.subarray(p, p + size) : undefined);
+    p += size + 1;
+  }
+  return out;
+}
+
+interface Change { status: string; path: string; from?: string }
+
+/** The files changed between two commits (renames found when `renames`). */
+function changes(ctx: Ctx, a: string, b: string, renames: boolean): Change[] {
+  const out = must(ctx, ['diff', '--name-status', '-z', '--no-ext-diff', '--no-textconv', renames ? '-M50%' : '--no-renames', a, b], 'comparing commits');
+  const parts = out.split('\0');
+  const res: Change[] = [];
+  for (let i = 0; i < parts.length - 1;) {
+    const st = parts[i++]!;
+    if (!st) continue;
+    if (st.startsWith('R') || st.startsWith('C')) {
+      const from = parts[i++]!, to = parts[i++]!;
+      res.push(st.startsWith('R') ? { status: 'R', path: to, from } : { status: 'A', path: to });
+    } else res.push({ status: st[0]!, path: parts[i++]! });
+  }
+  return res;
+}
+
+/** The mode of `path` in `commit` (100644 when unknown). */
+function modesOf(ctx: Ctx, commit: string, paths: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (paths.length === 0) return out;
+  const r = git(ctx, ['ls-tree', '-z', commit, '--', ...paths]);
+  for (const rec of r.stdout.split('\0')) {
+    const m = /^(\d+) \w+ [0-9a-f]+\t(.*)$/s.exec(rec);
+    if (m) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}
+
+function identity(ctx: Ctx): string[] {
+  const has = (k: string, env: string): boolean => git(ctx, ['config', '--get', k]).code === 0 || !!ctx.env[env];
+  return [...(has('user.name', 'GIT_AUTHOR_NAME') ? [] : ['-c', 'user.name=memtier']), ...(has('user.email', 'GIT_AUTHOR_EMAIL') ? [] : ['-c', 'user.email=memtier@localhost'])];
+}
+
+/** The machine that made a commit: its Memtier-Machine trailer, else its author's name. */
+function machineOf(ctx: Ctx, commit: string): string {
+  const r = git(ctx, ['log', '-1', `--format=%(trailers:key=${TRAILER},valueonly,separator=%x2C)%n%an`, commit]);
+  const [trailer, author] = r.stdout.split('\n');
+  const t = trailer?.split(',')[0]?.trim();
+  if (t) return machineSlug(t);
+  if (author && author !== 'memtier') return machineSlug(author);
+  return 'other';
+}
+
+const text = (b: Buffer | undefined): string | undefined => (b === undefined ? undefined : b.toString('utf8'));
+
+/** `dir/NAME.conflict-MACHINE.md` beside `rel` (a number added if that is taken). */
+export function conflictCopyPath(rel: string, machine: string, taken: (p: string) => boolean): string {
+  const slash = rel.lastIndexOf('/');
+  const dir = slash >= 0 ? rel.slice(0, slash + 1) : '';
+  const name = rel.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let i = 1; ; i++) {
+    const p = `${dir}${stem}.conflict-${machine}${i > 1 ? `-${i}` : ''}${ext}`;
+    if (!taken(p)) return p;
+  }
+}
+
+/** A conflict copy's name: `NAME.conflict-MACHINE.md` → `NAME.md`. */
+export const CONFLICT_COPY_RE = /^(.*)\.conflict-([A-Za-z0-9._-]+?)(?:-\d+)?(\.[^./]+)?$/;
+
+// ---------------------------------------------------------------------------------------------
+// the merge, in git's object store
+
+interface Merged { commit: string; conflicts: SyncConflict[]; notes: string[] }
+
+function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Merged {
+  const mb = git(ctx, ['merge-base', ours, theirs]);
+  const base = mb.code === 0 ? mb.stdout.trim() : EMPTY_TREE;
+  const co = changes(ctx, base, ours, true);
+  const ct = changes(ctx, base, theirs, true);
+  const there = machineOf(ctx, theirs);
+  // each file of the result: where it was in base, in ours and in theirs (renames followed)
+  const plan = new Map<string, { b: string; o: string; t: string }>();
+  const gone = new Set<string>();
+  const renO = new Map(co.filter((c) => c.status === 'R').map((c) => [c.from!, c.path]));
+  const renT = new Map(ct.filter((c) => c.status === 'R').map((c) => [c.from!, c.path]));
+  for (const [from, to] of renO) { plan.set(to, { b: from, o: to, t: renT.get(from) ?? from }); gone.add(from); }
+  for (const [from, to] of renT) {
+    if (renO.has(from)) { if (to !== renO.get(from)) gone.add(to); continue; }
+    plan.set(to, { b: from, o: from, t: to });
+    gone.add(from);
+  }
+  for (const c of [...co, ...ct]) if (c.status !== 'R' && !plan.has(c.path) && !gone.has(c.path)) plan.set(c.path, { b: c.path, o: c.path, t: c.path });
+  for (const g of gone) plan.delete(g);
+  const specs: string[] = [];
+  for (const p of plan.values()) specs.push(`${base}:${p.b}`, `${ours}:${p.o}`, `${theirs}:${p.t}`);
+  const blobs = readBlobs(ctx, base === EMPTY_TREE ? specs.filter((s) => !s.startsWith(EMPTY_TREE)) : specs);
+  const get = (c: string, p: string): Buffer | undefined => (c === EMPTY_TREE ? undefined : blobs.get(`${c}:${p}`));
+  // removals of either side (memory/.forgotten): never brought back
+  const fO = plan.has(FORGOTTEN_PATH) ? get(ours, FORGOTTEN_PATH) : readBlobs(ctx, [`${ours}:${FORGOTTEN_PATH}`]).get(`${ours}:${FORGOTTEN_PATH}`);
+  const fT = plan.has(FORGOTTEN_PATH) ? get(theirs, FORGOTTEN_PATH) : readBlobs(ctx, [`${theirs}:${FORGOTTEN_PATH}`]).get(`${theirs}:${FORGOTTEN_PATH}`);
+  const forgotten = new Set([...forgottenIds(text(fO)), ...forgottenIds(text(fT))]);
+  const times = (side: string, rel: string): number => {
+    const r = git(ctx, ['log', '-1', '--format=%ct', side, '--', rel]);
+    return Number(r.stdout.trim()) * 1000 || 0;
+  };
+  const result = new Map<string, Buffer | undefined>();
+  const conflicts: SyncConflict[] = [];
+  const notes: string[] = [];
+  const textResult = new Map<string, string | undefined>();
+  const sides = { base: new Map<string, string>(), ours: new Map<string, string>(), theirs: new Map<string, string>() };
+  const taken = (p: string): boolean => plan.has(p) || result.has(p) || git(ctx, ['cat-file', '-e', `${ours}:${p}`]).code === 0 || git(ctx, ['cat-file', '-e', `${theirs}:${p}`]).code === 0;
+  for (const [rel, p] of plan) {
+    const b = get(base, p.b), o = get(ours, p.o), t = get(theirs, p.t);
+    if (o !== undefined && t !== undefined && o.equals(t)) { result.set(rel, o); continue; }
+    const isState = rel === 'SESSION-STATE.md';
+    const m = mergeFile({
+      rel, base: text(b), ours: text(o), theirs: text(t), forgotten,
+      ...(isState ? { oursTime: times(ours, p.o), theirsTime: times(theirs, p.t) } : {}),
+    });
+    for (const [side, x] of [['base', b], ['ours', o], ['theirs', t]] as const) {
+      const tx = text(x);
+      if (tx !== undefined) for (const [id, l] of entriesOf([[rel, tx]])) if (!sides[side].has(id)) sides[side].set(id, l);
+    }
+    if (m.note) notes.push(m.note);
+    if (m.conflict) {
+      const copy = conflictCopyPath(rel, there, taken);
+      conflicts.push({ file: rel, copy, reason: m.conflict });
+      result.set(copy, t);
+    }
+    result.set(rel, m.text === undefined ? undefined : Buffer.from(m.text, 'utf8'));
+    textResult.set(rel, m.text);
+  }
+  // entries moved on one side and kept, changed or forgotten on the other (lib/git/merge.ts)
+  for (const [rel, settled] of settleEntries(textResult, sides, forgotten)) result.set(rel, settled === undefined ? undefined : Buffer.from(settled, 'utf8'));
+  for (const g of gone) if (!result.has(g)) result.set(g, undefined);
+  // the tree: ours with the merged files, in a private index
+  const index = join(gitDirOf(ctx.root), 'memtier-sync-index');
+  const env = { ...ctx.env, GIT_INDEX_FILE: index };
+  const gctx = { root: ctx.root, env };
+  rmSync(index, { force: true });
+  try {
+    const ri = git(gctx, ['read-tree', ours]);
+    if (ri.code !== 0) throw new MemtierError(`git read-tree failed: ${ri.stderr.trim()}`, { code: 'git' });
+    const modes = modesOf(ctx, ours, [...result.keys()]);
+    const modesT = modesOf(ctx, theirs, [...result.keys()]);
+    const lines: string[] = [];
+    for (const [rel, content] of result) {
+      if (content === undefined) { lines.push(`0 ${'0'.repeat(40)}\t${rel}`); continue; }
+      const h = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', 'hash-object', '-w', '--stdin'], { cwd: ctx.root, input: content, encoding: 'buffer', env: { PATH: ctx.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: ctx.env.HOME ?? '/nonexistent' } });
+      if (h.status !== 0) throw new MemtierError(`storing ${rel} in git failed: ${h.stderr.toString().trim()}`, { code: 'git', file: rel });
+      lines.push(`${modes.get(rel) ?? modesT.get(rel) ?? '100644'} ${h.stdout.toString().trim()}\t${rel}`);
+    }
+    const ui = git(gctx, ['update-index', '-z', '--index-info'], { input: lines.join('\0') + '\0' });
+    if (ui.code !== 0) throw new MemtierError(`git update-index failed: ${ui.stderr.trim()}`, { code: 'git' });
+    const tree = must(gctx, ['write-tree'], 'writing the merged tree').trim();
+    const msg = [
+      `memtier sync: merge ${there}'s memory into ${here}'s`,
+      '',
+      ...(conflicts.length ? ['Changed on both machines (this side kept in place, the other beside it):', ...conflicts.map((c) => `  ${c.file} -> ${c.copy}`), ''] : []),
+      ...(notes.length ? [...notes, ''] : []),
+      `${TRAILER}: ${here}`,
+    ].join('\n');
+    const commit = must(ctx, [...identity(ctx), 'commit-tree', tree, '-p', ours, '-p', theirs, '-F', '-'], 'making the merge commit', safeCommitText(msg) + '\n').trim();
+    return { commit, conflicts, notes };
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// moving the work tree and the branch to a commit: recorded first, so a kill is finished later
+
+function intentPath(ctx: Ctx): string { return join(ctx.root, SYNC_INTENT); }
+
+function writeIntent(ctx: Ctx, i: Intent): void {
+  const p = intentPath(ctx);
+  mkdirSync(dirname(p), { recursive: true });
+  const tmp = `${p}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(i) + '\n', { flag: 'w' });
+  const fd = openSync(tmp, 'r');
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+  renameSync(tmp, p);
+}
+
+function readIntent(ctx: Ctx): Intent | undefined {
+  try {
+    const j = JSON.parse(readFileSync(intentPath(ctx), 'utf8')) as Intent;
+    if (typeof j.branch === 'string' && /^[0-9a-f]{40,64}$/.test(j.from) && /^[0-9a-f]{40,64}$/.test(j.to)) return j;
+  } catch { /* none, or torn before its rename: nothing was moved yet */ }
+  return undefined;
+}
+
+/**
+ * Bring the work tree, the branch and the index from `from` to `to` (both commits): every file that
+ * differs is written (or moved to the trash) through the store, then the branch moves if it is
+ * still at `from`. A file that is neither `from`'s nor `to`'s version (a person edited it after a
+ * killed sync) is kept as NAME.conflict-local.md before `to`'s version is written.
+ */
+function moveTo(ctx: Ctx, i: Intent): { kept: string[] } {
+  const list = changes(ctx, i.from, i.to, false);
+  const blobs = readBlobs(ctx, list.flatMap((c) => [`${i.from}:${c.path}`, `${i.to}:${c.path}`]));
+  const kept: string[] = [];
+  let n = 0;
+  openStore(ctx).mutate((tx) => {
+    for (const c of list) {
+      const want = blobs.get(`${i.to}:${c.path}`);
+      const was = blobs.get(`${i.from}:${c.path}`);
+      let cur: Buffer | undefined;
+      try { if (lstatSync(join(ctx.root, c.path)).isFile()) cur = readFileSync(join(ctx.root, c.path)); } catch { cur = undefined; }
+      if ((cur === undefined && want === undefined) || (cur && want && cur.equals(want))) continue;
+      if (cur !== undefined && !(was && cur.equals(was))) {
+        const copy = conflictCopyPath(c.path, 'local', (p) => existsSync(join(ctx.root, p)));
+        tx.writeCommitted(copy, cur);
+        kept.push(copy);
+      }
+      if (want === undefined) { if (cur !== undefined) tx.trash(c.path); } else tx.writeCommitted(c.path, want);
+      if (++n === 1) crashPoint(ctx.env, 'sync.apply');
+    }
+  });
+  const ref = `refs/heads/${i.branch}`;
+  const now = rev(ctx, ref);
+  if (now === i.from) must(ctx, ['update-ref', '-m', 'memtier sync', ref, i.to, i.from], 'moving the branch');
+  crashPoint(ctx.env, 'sync.ref');
+  if (list.length) {
+    // the index entries of those files (only those: what a person staged elsewhere stays staged)
+    const r = git(ctx, ['reset', '-q', '--pathspec-from-file=-', '--pathspec-file-nul', i.to], { input: list.map((c) => c.path).join('\0') + '\0' });
+    if (r.code !== 0 && r.code !== 1) throw new MemtierError(`git reset of the merged files failed: ${r.stderr.trim()}`, { code: 'git' });
+  }
+  rmSync(intentPath(ctx), { force: true });
+  return { kept };
+}
+
+/**
+ * Finish a sync that was killed after it recorded its intent: the commit it named exists, so the
+ * work tree and the branch are brought to it. Runs before every command on a git memory that has
+ * an intent file (lib/cli/main.ts), and from health --fix.
+ */
+export function recoverSync(ctx: Ctx): { recovered: boolean; message: string } {
+  if (!existsSync(intentPath(ctx))) return { recovered: false, message: 'no unfinished sync' };
+  return openStore(ctx).mutate(() => {
+    const i = readIntent(ctx);
+    if (!i) { rmSync(intentPath(ctx), { force: true }); return { recovered: false, message: 'an unreadable sync record was removed (the sync had not moved anything)' }; }
+    const at = rev(ctx, `refs/heads/${i.branch}`);
+    if (!rev(ctx, i.to) || (at !== i.from && at !== i.to)) {
+      rmSync(intentPath(ctx), { force: true });
+      return { recovered: false, message: `an interrupted sync's record was dropped: the branch ${i.branch} moved since (to ${at?.slice(0, 10) ?? 'nothing'}); nothing was changed` };
+    }
+    const { kept } = moveTo(ctx, i);
+    return { recovered: true, message: `finished an interrupted sync: ${i.branch} is at ${i.to.slice(0, 10)}${kept.length ? `; edits made meanwhile kept in ${kept.join(', ')}` : ''}` };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function lastStderr(r: { stderr: string; stdout: string }): string {
+  return (r.stderr || r.stdout).split('\n').map((l) => l.replace(/^(?:fatal|error|remote): /, '').trim()).filter(Boolean).slice(0, 4).join(' / ');
+}
+
+/** Why git could not talk to the remote, in words, with what to do. */
+function remoteError(what: 'fetch from' | 'push to', remote: string, r: { stderr: string; stdout: string }): MemtierError {
+  const s = `${r.stderr}\n${r.stdout}`;
+  const said = lastStderr(r);
+  let why: string;
+  let hint: string;
+  if (/Could not resolve host|unable to access|Connection (refused|timed out)|Network is unreachable|does not appear to be a git repository|No such file or directory|Could not read from remote/i.test(s)) {
+    why = `the remote "${remote}" cannot be reached`;
+    hint = `your memory is safe and committed here; check "git remote -v" and the network, then run "memtier sync" again`;
+  } else if (/Authentication failed|Permission denied|403|401/i.test(s)) {
+    why = `the remote "${remote}" refused the credentials`;
+    hint = 'check your git credentials for this remote (ssh key or token); your memory is safe and committed here';
+  } else {
+    why = `git could not ${what.split(' ')[0]} "${remote}"`;
+    hint = 'your memory is safe and committed here; run "git status" and "git remote -v" in the memory folder';
+  }
+  return new MemtierError(`sync could not ${what} ${remote}: ${why} (git said: ${said || 'nothing'})`, { code: 'sync-remote', hint });
+}
+
+function recordLastSync(ctx: Ctx, remote: string, branch: string): void {
+  try {
+    writeFileSync(join(gitDirOf(ctx.root), 'memtier-sync.json'), JSON.stringify({ lastSync: ctx.clock.now().toISOString(), remote, branch }) + '\n');
+  } catch { /* bookkeeping only */ }
+}
+
+/** Memory files changed in the work tree that hold a git conflict block: never committed. */
+function markersInChanges(ctx: Ctx): { file: string; line: number }[] {
+  const specs = MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p)));
+  if (specs.length === 0) return [];
+  const st = git(ctx, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...specs]).stdout.split('\0').filter(Boolean);
+  const out: { file: string; line: number }[] = [];
+  for (const rec of st) {
+    const rel = rec.slice(3);
+    if (!/\.(md|markdown|txt)$/i.test(rel)) continue;
+    try {
+      const line = conflictMarkerLine(readFileSync(join(ctx.root, rel), 'utf8'));
+      if (line !== undefined) out.push({ file: rel, line });
+    } catch { /* gone or unreadable */ }
+  }
+  return out;
+}
+
+export interface SyncOptions { dryRun?: boolean; remote?: string; push?: boolean }
+
+/** `memtier sync`: commit, fetch, merge by memtier's rules, push. */
+export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
+  if (!isGitRepo(ctx.root)) throw new MemtierError('the memory is not a git repository', { code: 'git', file: ctx.root, hint: 'run "memtier init --git" in the memory folder and add a remote, or start from another machine\'s memory with "memtier clone URL DIR"' });
+  const blocked = gitWriteBlocker(ctx.root);
+  if (blocked) throw new MemtierError(`sync cannot run: ${blocked.reason}`, { code: 'git-busy', rule: 'git-operation', hint: blocked.hint });
+  const branch = headBranch(ctx.root)!;
+  const upstream = git(ctx, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}']);
+  const remotes = git(ctx, ['remote']).stdout.split('\n').filter(Boolean);
+  const remote = opts.remote ?? (upstream.code === 0 ? upstream.stdout.trim().split('/')[0] : remotes.includes('origin') ? 'origin' : remotes[0]);
+  if (!remote) throw new MemtierError('the memory repository has no remote to sync with', { code: 'git', hint: 'add one: git remote add origin URL (a bare repository another machine can reach), then run "memtier sync"' });
+  if (!remotes.includes(remote)) throw new MemtierError(`the memory repository has no remote "${remote}"`, { code: 'usage', hint: remotes.length ? `its remotes: ${remotes.join(', ')}` : 'add one: git remote add origin URL' });
+  const here = machineName(ctx);
+  const res: SyncResult = { ok: true, remote, branch, pulled: false, pushed: false, conflicts: [], notes: [], message: '', exitCode: 0 };
+  if (opts.dryRun) {
+    const st = git(ctx, ['status', '--porcelain', '--', ...MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p)))]).stdout.split('\n').filter(Boolean);
+    res.message = `would commit ${st.length} changed memory file(s), fetch ${remote}/${branch}, merge by memtier's rules and push`;
+    return res;
+  }
+  const marked = markersInChanges(ctx);
+  if (marked.length) {
+    const m = marked[0]!;
+    throw new MemtierError(`sync refused: ${m.file} line ${m.line} holds a git conflict block (<<<<<<< … >>>>>>>); committing it would send the unresolved text to every machine${marked.length > 1 ? ` (and ${marked.length - 1} more file(s): ${marked.slice(1).map((x) => x.file).join(', ')})` : ''}`, { code: 'conflict-markers', file: m.file, line: m.line, hint: `edit ${m.file} to keep what you want and delete the marker lines, then run "memtier sync" again` });
+  }
+  return openStore(ctx).mutate(() => {
+    const fin = recoverSync(ctx);
+    if (fin.recovered) res.notes.push(fin.message);
+    const c = autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`);
+    if (c.committed && c.commit) res.committed = c.commit;
+    crashPoint(ctx.env, 'sync.committed');
+    const tracking = `refs/remotes/${remote}/${branch}`;
+    for (let attempt = 1; ; attempt++) {
+      const f = git(ctx, ['fetch', '--no-tags', '--quiet', remote, `+refs/heads/${branch}:${tracking}`]);
+      let theirs: string | undefined;
+      if (f.code !== 0) {
+        if (!/couldn't find remote ref|no such ref|not our ref/i.test(f.stderr)) throw remoteError('fetch from', remote, f);
+      } else theirs = rev(ctx, tracking);
+      crashPoint(ctx.env, 'sync.fetched');
+      const ours = rev(ctx, 'HEAD');
+      if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
+      if (theirs && theirs !== ours && !isAncestor(ctx, theirs, ours)) {
+        let to: string;
+        if (isAncestor(ctx, ours, theirs)) {
+          to = theirs;
+          res.merge = 'fast-forward';
+        } else {
+          const m = mergeCommits(ctx, ours, theirs, here);
+          to = m.commit;
+          res.merge = 'merged';
+          res.mergeCommit = m.commit;
+          res.conflicts.push(...m.conflicts);
+          res.notes.push(...m.notes);
+        }
+        writeIntent(ctx, { branch, from: ours, to, started: new Date().toISOString() });
+        crashPoint(ctx.env, 'sync.intent');
+        const { kept } = moveTo(ctx, { branch, from: ours, to, started: '' });
+        if (kept.length) res.notes.push(`edits made during the sync kept in ${kept.join(', ')}`);
+        res.pulled = true;
+      } else res.merge ??= 'none';
+      if (opts.push === false) break;
+      const head = rev(ctx, 'HEAD')!;
+      if (theirs === head) { res.pushed = false; break; }
+      const p = git(ctx, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+      if (p.code === 0) {
+        res.pushed = true;
+        git(ctx, ['update-ref', tracking, head]);
+        crashPoint(ctx.env, 'sync.pushed');
+        break;
+      }
+      // another machine pushed between our fetch and our push: take its commits and try again
+      if (attempt < 5 && /\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(`${p.stderr}\n${p.stdout}`)) continue;
+      throw remoteError('push to', remote, p);
+    }
+    if (upstream.code !== 0 && rev(ctx, tracking)) git(ctx, ['branch', `--set-upstream-to=${remote}/${branch}`, branch]);
+    recordLastSync(ctx, remote, branch);
+    const conflictText = res.conflicts.map((x) => `  ${x.file}: ${x.reason}; this machine's version is in ${x.file}, ${x.copy.replace(/^.*\.conflict-/, '').replace(/\.[^.]+$/, '')}'s in ${x.copy}`);
+    const parts = [
+      `synced with ${remote}/${branch}${res.committed ? ' (committed local changes first)' : ''}: ${res.merge === 'merged' ? 'merged the other machines\' changes' : res.merge === 'fast-forward' ? 'took the other machines\' changes' : 'nothing new to take'}, ${res.pushed ? 'pushed' : opts.push === false ? 'not pushed (--no-push)' : 'nothing to push'}`,
+      ...res.notes.map((n) => `note: ${n}`),
+    ];
+    if (res.conflicts.length) {
+      res.ok = false;
+      res.exitCode = 1;
+      parts.push(`${res.conflicts.length} file(s) changed on two machines in the same place: both versions are kept, nothing is lost; a person decides:`, ...conflictText,
+        `merge what you want to keep into each file, then run: memtier resolve ${res.conflicts.map((x) => x.file).join(' ')}`);
+    }
+    res.message = parts.join('\n');
+    return res;
+  });
+}
