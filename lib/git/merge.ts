@@ -317,10 +317,12 @@ function mergeState(input: MergeInput): string {
       const prefer = (a: string, c: string): string => (theirsLater ? c : a);
       // blank lines are layout, not items: merged around the items, one kept where both had one
       body = keyedMerge(bb.filter((l) => l.trim()), os.body.filter((l) => l.trim()), ts.body.filter((l) => l.trim()), { keyOf, prefer });
-      const lead = os.body.length && os.body[0]!.trim() === '' ? [''] : [];
-      const trail = os.body.length > 1 && os.body[os.body.length - 1]!.trim() === '' ? [''] : [];
-      body = [...lead, ...body, ...trail];
-      if (body.length === 0 && os.body.length) body = os.body.filter((l) => !l.trim());
+      // this side's layout around the items: its leading and trailing blank lines
+      const first = os.body.findIndex((l) => l.trim() !== '');
+      const lead = first < 0 ? 0 : first;
+      let trail = 0;
+      while (trail < os.body.length - lead && os.body[os.body.length - 1 - trail]!.trim() === '') trail++;
+      body = [...os.body.slice(0, lead), ...body, ...os.body.slice(os.body.length - trail)];
     }
     out.push({ head: os.head, body });
   }
