@@ -1,6 +1,7 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
+import { IF_UPKEEP_FLAG, upkeepSkip } from '../lifecycle/upkeep-role.js';
 import { runConsolidate } from '../lifecycle/consolidate.js';
 
 export const command: CommandSpec = {
@@ -31,9 +32,12 @@ cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
   flags: [
     { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today' },
     { name: 'dry-run', type: 'boolean', description: 'show what each step would do, write nothing' },
+    IF_UPKEEP_FLAG,
   ],
   examples: ['memtier consolidate', 'memtier consolidate --date 2026-05-14 --dry-run', 'memtier consolidate --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const skip = await upkeepSkip(ctx, args);
+    if (skip) return skip;
     const date = flagString(args, 'date');
     const r = await runConsolidate(ctx, { dryRun: flagBool(args, 'dry-run'), ...(date ? { date } : {}) });
     const parts = [

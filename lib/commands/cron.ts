@@ -4,9 +4,10 @@ import { flagBool, flagString } from '../cli/spec.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
-import { UsageError } from '../core/errors.js';
+import { isMemtierError, UsageError } from '../core/errors.js';
 import { assertStateDir } from '../store/state-dir.js';
 import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+import { recordUpkeepRole, sharedRepository, TAKE_HINT, UPKEEP_FILE, upkeepStatus, type UpkeepStatus } from '../lifecycle/upkeep-role.js';
 
 /**
  * The memtier that runs now, as absolute paths (schedulers run with a bare PATH, without nvm):
@@ -17,10 +18,61 @@ export function defaultBin(env: NodeJS.ProcessEnv): Bin {
   return bin ? [env.MEMTIER_NODE || process.execPath, bin] : 'memtier';
 }
 
+interface RoleReport {
+  /** Lines for a person (without a prefix). */
+  lines: string[];
+  json: UpkeepStatus & { recorded: boolean; wouldRecord: boolean };
+  commitSummary?: string;
+}
+
+/**
+ * The upkeep role as `cron` handles it: `take` records this machine whatever the file says;
+ * `claim` (--install) records it when nothing is recorded and the memory is a git repository with
+ * a remote (a memory other clones share); otherwise the role is only reported. `dry`: nothing written.
+ */
+async function upkeepRole(ctx: Ctx, opts: { take: boolean; claim: boolean; dry: boolean }): Promise<RoleReport> {
+  const st = await upkeepStatus(ctx);
+  const me = st.machine;
+  const report = (lines: string[], recorded = false, wouldRecord = false): RoleReport => ({
+    lines,
+    json: recorded ? { state: 'here', machine: me, holder: me, recorded, wouldRecord } : { ...st, recorded, wouldRecord },
+    ...(recorded ? { commitSummary: `upkeep role: ${me} runs the scheduled upkeep` } : {}),
+  });
+  const record = (line: string, dryLine: string): RoleReport => {
+    if (opts.dry) return report([dryLine], false, true);
+    try {
+      recordUpkeepRole(ctx, me);
+    } catch (e) {
+      // asked for (--take-upkeep): the error is the answer; claimed by --install: the crontab is
+      // installed already, so say what failed and how to record it later
+      if (opts.take || !isMemtierError(e)) throw e;
+      return report([`upkeep: could not record this machine (${me}) in ${UPKEEP_FILE}: ${e.message}${e.hint ? ` (${e.hint})` : ''}; then: ${TAKE_HINT}`]);
+    }
+    return report([line], true);
+  };
+  if (st.state === 'here') return report([`upkeep: runs on this machine (${me}, ${UPKEEP_FILE})${opts.take ? '; nothing changed' : ''}`]);
+  if (opts.take) {
+    const from = st.state === 'elsewhere' ? ` from ${st.holder}` : st.state === 'unreadable' ? ` (the file could not be read: ${st.problem})` : '';
+    return record(
+      `upkeep: this machine (${me}) now runs the scheduled upkeep, recorded in ${UPKEEP_FILE}${from}; run "memtier sync" so the other clones' jobs skip${st.state === 'elsewhere' ? ` (until ${st.holder} has synced, its jobs still run there)` : ''}`,
+      `dry run: would record this machine (${me}) in ${UPKEEP_FILE} as the one that runs the scheduled upkeep${from}`,
+    );
+  }
+  if (st.state === 'elsewhere') return report([`upkeep: runs on ${st.holder} (${UPKEEP_FILE}); scheduled runs on this machine (${me}) skip; to move it here: ${TAKE_HINT}`]);
+  if (st.state === 'unreadable') return report([`upkeep: ${UPKEEP_FILE} cannot be read (${st.problem}); scheduled runs on this machine skip; to record this machine: ${TAKE_HINT}`]);
+  if (opts.claim && await sharedRepository(ctx)) {
+    return record(
+      `upkeep: recorded this machine (${me}) in ${UPKEEP_FILE} as the one that runs the scheduled upkeep; the jobs of other clones skip once they have it (run "memtier sync")`,
+      `dry run: would record this machine (${me}) in ${UPKEEP_FILE} as the one that runs the scheduled upkeep (the memory has a remote: other clones' jobs would skip)`,
+    );
+  }
+  return report([]);
+}
+
 export const command: CommandSpec = {
   name: 'cron',
   summary: 'print or install schedules for consolidate, dream and review',
-  usage: ['cron [--crontab | --systemd | --openclaw] [--bin PATH]', 'cron --install [--dry-run]'],
+  usage: ['cron [--crontab | --systemd | --openclaw] [--bin PATH]', 'cron --install [--dry-run]', 'cron --take-upkeep [--dry-run]'],
   description: `Prints ready-to-use schedules for this memory: nightly "consolidate" then "dream --apply" at
 03:00, and the weekly "review" on Monday at 09:00 (seeds 000, 001, 004). Formats: crontab lines
 (default), systemd user units (a service and a timer per job, Persistent=true so a missed run
@@ -30,16 +82,25 @@ agent turn for what needs a model, the prose of the daily summary. --install mer
 block for this memory; run it with --dry-run first to see the resulting crontab. Installing
 twice changes nothing. A named zone (MEMTIER_TZ) is passed on to the scheduled runs, so nightly
 runs cut days where interactive ones do; the schedule itself runs in the scheduler's zone
-(openclaw: --tz). The crontab program can be set with MEMTIER_CRONTAB.`,
+(openclaw: --tz). The crontab program can be set with MEMTIER_CRONTAB.
+One machine does the upkeep: every scheduled command runs with --if-upkeep, and when the memory is
+a git repository shared by several clones (memtier sync), only the machine named in
+${UPKEEP_FILE} (committed with the memory; "machine: NAME", the name from MEMTIER_MACHINE, else
+git config memtier.machine, else the host name) does the work; the others' runs write nothing and
+log "upkeep for this memory runs on NAME; skipped here". Without that file every machine runs
+its jobs. --install on a repository with a remote and no role recorded records this machine (run
+memtier sync to share it); when another machine holds the role, it says so. --take-upkeep moves the
+role to this machine (with or without --install). "memtier cron" shows the role when one is recorded.`,
   flags: [
     { name: 'crontab', type: 'boolean', description: 'crontab lines (default)' },
     { name: 'systemd', type: 'boolean', description: 'systemd user service and timer units' },
     { name: 'openclaw', type: 'boolean', description: 'openclaw cron add commands' },
     { name: 'bin', type: 'string', value: 'PATH', description: 'the memtier command to schedule (default: $MEMTIER_BIN, else this node and this package\'s bin/memtier.js, absolute)' },
-    { name: 'install', type: 'boolean', description: 'install the crontab lines (crontab only)' },
-    { name: 'dry-run', type: 'boolean', description: 'with --install: show the new crontab, change nothing' },
+    { name: 'install', type: 'boolean', description: `install the crontab lines (crontab only); on a shared repository with no upkeep role yet, record this machine in ${UPKEEP_FILE}` },
+    { name: 'take-upkeep', type: 'boolean', description: `record this machine in ${UPKEEP_FILE} as the one that runs the scheduled upkeep` },
+    { name: 'dry-run', type: 'boolean', description: 'with --install or --take-upkeep: show what would change, change nothing' },
   ],
-  examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --install --dry-run', 'memtier cron --install'],
+  examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --install --dry-run', 'memtier cron --install', 'memtier cron --take-upkeep'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const bin = flagString(args, 'bin') ?? ctx.env.MEMTIER_BIN ?? defaultBin(ctx.env);
     const picked = (['crontab', 'systemd', 'openclaw'] as const).filter((f) => flagBool(args, f));
@@ -53,26 +114,47 @@ runs cut days where interactive ones do; the schedule itself runs in the schedul
     }
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
+    const dry = flagBool(args, 'dry-run');
+    const take = flagBool(args, 'take-upkeep');
+    // printed schedules get the role as comment lines (they stay pasteable)
+    const printed = async (): Promise<{ comments: string; upkeep: RoleReport }> => {
+      const upkeep = await upkeepRole(ctx, { take, claim: false, dry });
+      return { comments: upkeep.lines.map((l) => `\n# ${l}`).join(''), upkeep };
+    };
+    const withRole = (r: RoleReport) => ({ upkeep: r.json });
     if (format === 'systemd') {
+      const { comments, upkeep } = await printed();
       const units = systemdUnits(bin, root, ctx.clock.tz);
-      const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), `# then: ${systemdEnable(root)}`].join('\n');
-      return { text, json: { ok: true, format, units, enable: systemdEnable(root) } };
+      const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), `# then: ${systemdEnable(root)}`].join('\n') + comments;
+      return { text, json: { ok: true, format, units, enable: systemdEnable(root), ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
     if (format === 'openclaw') {
+      const { comments, upkeep } = await printed();
       const b = findBin();
-      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz, b ? `${join(dirname(b), '..', 'templates')}/` : undefined);
-      const text = commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n');
-      return { text, json: { ok: true, format, commands, kinds } };
+      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz, b ? `${join(dirname(b), '..', 'templates')}/` : undefined, upkeep.json.machine);
+      const text = commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n') + comments;
+      return { text, json: { ok: true, format, commands, kinds, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
     const block = crontabBlock(bin, root, ctx.clock.tz);
-    if (!install) return { text: block.replace(/\n$/, ''), json: { ok: true, format, lines: block.split('\n').filter(Boolean) } };
+    if (!install) {
+      const { comments, upkeep } = await printed();
+      const commit = upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {};
+      // --take-upkeep alone: the role is the answer (the schedule is "memtier cron")
+      if (take && picked.length === 0) return { text: upkeep.lines.join('\n'), json: { ok: true, ...withRole(upkeep) }, ...commit };
+      return { text: block.replace(/\n$/, '') + comments, json: { ok: true, format, lines: block.split('\n').filter(Boolean), ...withRole(upkeep) }, ...commit };
+    }
     const current = readCrontab(ctx);
     const next = mergeCrontab(current, block, root);
     const changed = next !== current;
-    const dry = flagBool(args, 'dry-run');
     if (changed && !dry) writeCrontab(ctx, next);
+    const upkeep = await upkeepRole(ctx, { take, claim: true, dry });
     const msg = !changed ? 'crontab already has these schedules; nothing changed'
       : dry ? 'dry run: the crontab would become (run without --dry-run to install):' : 'installed into your crontab:';
-    return { text: changed ? `${msg}\n${dry ? next : block}`.replace(/\n$/, '') : msg, json: { ok: true, format, installed: changed && !dry, changed, dryRun: dry, crontab: next } };
+    const text = [(changed ? `${msg}\n${dry ? next : block}`.replace(/\n$/, '') : msg), ...upkeep.lines].join('\n');
+    return {
+      text,
+      json: { ok: true, format, installed: changed && !dry, changed, dryRun: dry, crontab: next, ...withRole(upkeep) },
+      ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}),
+    };
   },
 };

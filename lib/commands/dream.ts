@@ -1,6 +1,7 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
+import { IF_UPKEEP_FLAG, upkeepSkip } from '../lifecycle/upkeep-role.js';
 import { UsageError } from '../core/errors.js';
 import { DREAM_DEFAULTS, GATE_WHY, runDream, type Phase } from '../lifecycle/dream.js';
 
@@ -43,9 +44,12 @@ _MAX_AGE_DAYS, _LIMIT.`,
     { name: 'min-unique-queries', type: 'number', value: 'N', description: `distinct queries gate (default ${DREAM_DEFAULTS.minUniqueQueries})` },
     { name: 'max-age-days', type: 'number', value: 'N', description: `age gate and staging window (default ${DREAM_DEFAULTS.maxAgeDays})` },
     { name: 'limit', type: 'number', value: 'N', description: `most promotions per run (default ${DREAM_DEFAULTS.limit})` },
+    IF_UPKEEP_FLAG,
   ],
   examples: ['memtier dream --explain', 'memtier dream --apply', 'memtier dream --phase rem', 'memtier dream --apply --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const skip = await upkeepSkip(ctx, args);
+    if (skip) return skip;
     const phase = flagString(args, 'phase') as Phase | undefined;
     if (phase && !['light', 'rem', 'deep'].includes(phase)) throw new UsageError(`--phase must be light, rem or deep (got "${phase}")`);
     const n = (k: string) => flagNumber(args, k);

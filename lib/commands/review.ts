@@ -1,6 +1,7 @@
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
+import { IF_UPKEEP_FLAG, upkeepSkip } from '../lifecycle/upkeep-role.js';
 import { runReview } from '../lifecycle/review.js';
 
 export const command: CommandSpec = {
@@ -32,9 +33,12 @@ properties are not its text).`,
     { name: 'week', type: 'string', value: 'YYYY-Www', description: 'review this ISO week instead of the last 7 days' },
     { name: 'apply', type: 'boolean', description: 'also file what extraction finds in the week\'s free-form notes' },
     { name: 'dry-run', type: 'boolean', description: 'show what would change, write nothing' },
+    IF_UPKEEP_FLAG,
   ],
   examples: ['memtier review', 'memtier review --week 2026-W19 --dry-run', 'memtier review --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
+    const skip = await upkeepSkip(ctx, args);
+    if (skip) return skip;
     const week = flagString(args, 'week');
     const r = await runReview(ctx, { dryRun: flagBool(args, 'dry-run'), applyExtracted: flagBool(args, 'apply'), ...(week ? { week } : {}) });
     const lines = [r.message];

@@ -1,7 +1,8 @@
 /**
  * Schedules for the upkeep (seed 004's weekly review, seed 000's nightly consolidation, seed 001's
  * dream): nightly `consolidate` then `dream --apply` at 03:00, the weekly `review` on Monday at
- * 09:00, as crontab lines, systemd user units (service + timer) or `openclaw cron add` commands.
+ * 09:00, as crontab lines, systemd user units (service + timer) or `openclaw cron add` commands,
+ * each command with `--if-upkeep` (only the clone holding the upkeep role does the work).
  *
  * `--install` (crontab only) replaces memtier's own block in the user's crontab, between
  * `# >>> memtier ROOT >>>` and `# <<< memtier ROOT <<<`, and leaves every other line alone. The
@@ -12,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { IF_UPKEEP, UPKEEP_FILE } from './upkeep-role.js';
 
 export const NIGHTLY = { minute: 0, hour: 3 } as const;
 export const WEEKLY = { minute: 0, hour: 9, weekday: 1 } as const;
@@ -26,8 +28,12 @@ export interface Job { name: string; cron: string; calendar: string; commands: s
 /** The memtier command: one word (`memtier`, a path) or an argv (`[node, /abs/bin/memtier.js]`). */
 export type Bin = string | string[];
 
+/**
+ * The jobs. Every command runs with `--if-upkeep`: on a memory shared by several clones only the
+ * one `memory/.upkeep` names does the work, the others skip with a note (lib/lifecycle/upkeep-role.ts).
+ */
 export function jobs(bin: Bin, root: string): Job[] {
-  const r = ['--root', root, '--quiet'];
+  const r = [`--${IF_UPKEEP}`, '--root', root, '--quiet'];
   const b = Array.isArray(bin) ? bin : [bin];
   return [
     { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[...b, 'consolidate', ...r], [...b, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
@@ -92,7 +98,7 @@ export function systemdUnits(bin: Bin, root: string, tz?: string): { file: strin
  * apart so dream sees what consolidate wrote. Only the prose of the day — the daily summary's
  * narrative, from templates/daily-summary.md — needs a model: one isolated agent turn, after them.
  */
-export function openclawCommands(bin: Bin, root: string, tz: string, templates = 'templates/'): { commands: string[]; kinds: ('command' | 'agent')[] } {
+export function openclawCommands(bin: Bin, root: string, tz: string, templates = 'templates/', machine?: string): { commands: string[]; kinds: ('command' | 'agent')[] } {
   const zone = tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : [];
   const env = namedZone(tz) ? [`--command-env ${shq(`MEMTIER_TZ=${tz}`)}`] : [];
   const commands: string[] = [];
@@ -106,7 +112,9 @@ export function openclawCommands(bin: Bin, root: string, tz: string, templates =
       kinds.push('command');
     });
   }
-  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in ${templates}daily-summary.md (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.`;
+  // the agent turn has no --if-upkeep: it is told the rule (the upkeep role, lib/lifecycle/upkeep-role.ts)
+  const role = machine ? ` If ${root}/${UPKEEP_FILE} names a machine other than ${machine}, reply NO_REPLY: the upkeep runs there.` : '';
+  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in ${templates}daily-summary.md (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.${role}`;
   commands.push(['openclaw cron add', "--name 'memtier-daily-prose'", `--cron ${shq(`30 ${NIGHTLY.hour} * * *`)}`, ...zone, '--session isolated', '--light-context', '--no-deliver', `--message ${shq(prose)}`].join(' \\\n  '));
   kinds.push('agent');
   return { commands, kinds };

@@ -21,10 +21,10 @@ describe('cron', () => {
     const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier' } });
     expect(r.code).toBe(0);
     // the memory's zone goes with the scheduled runs (cron does not see the shell's MEMTIER_TZ)
-    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC memtier consolidate --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --root ${root} --quiet; } >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC memtier review --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC memtier consolidate --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --if-upkeep --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC memtier review --if-upkeep --root ${root} --quiet; } >>`);
     const local = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier', MEMTIER_TZ: '' } });
-    expect(local.stdout).toContain(`0 9 * * 1 { memtier review --root ${root} --quiet; } >>`);
+    expect(local.stdout).toContain(`0 9 * * 1 { memtier review --if-upkeep --root ${root} --quiet; } >>`);
   });
 
   it('the redirect of a crontab line covers every command of its job (run by sh as cron would)', async () => {
@@ -83,11 +83,11 @@ describe('cron', () => {
     expect(sj.enable).toBe(`systemctl --user daemon-reload && systemctl --user enable --now ${units[1]!.file.split('/').pop()} ${units[3]!.file.split('/').pop()}`);
     expect(units[1]!.content).toContain('OnCalendar=*-*-* 03:00:00');
     expect(units[3]!.content).toContain('OnCalendar=Mon *-*-* 09:00:00');
-    expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --root ${root} --quiet`);
+    expect(units[0]!.content).toContain(`ExecStart=memtier dream --apply --if-upkeep --root ${root} --quiet`);
     expect(units[0]!.content).toContain('Environment=MEMTIER_TZ=UTC\n');
     const o = await runCli(['cron', '--root', root, '--openclaw'], { env: { MEMTIER_BIN: 'memtier' } });
     // upkeep runs as command jobs (no agent, no model); only the day's prose is an agent turn
-    expect(o.stdout).toContain(`openclaw cron add \\\n  --name memtier-consolidate \\\n  --cron '0 3 * * *' \\\n  --tz UTC \\\n  --command-argv '["memtier","consolidate","--root","${root}","--quiet"]' \\\n  --command-cwd ${root} \\\n  --command-env MEMTIER_TZ=UTC \\\n  --no-deliver`);
+    expect(o.stdout).toContain(`openclaw cron add \\\n  --name memtier-consolidate \\\n  --cron '0 3 * * *' \\\n  --tz UTC \\\n  --command-argv '["memtier","consolidate","--if-upkeep","--root","${root}","--quiet"]' \\\n  --command-cwd ${root} \\\n  --command-env MEMTIER_TZ=UTC \\\n  --no-deliver`);
     expect(o.stdout).toContain(`--name memtier-dream \\\n  --cron '10 3 * * *'`);
     expect(o.stdout).toContain(`--name memtier-review \\\n  --cron '0 9 * * 1'`);
     const oj = JSON.parse((await runCli(['cron', '--root', root, '--openclaw', '--json'], { env: { MEMTIER_BIN: 'memtier' } })).stdout);
@@ -137,7 +137,7 @@ describe('cron', () => {
     const r = await runCli(['cron', '--crontab'], { cwd: root, env: { MEMTIER_ROOT: root } });
     expect(r.code).toBe(0);
     const bin = join(REPO, 'bin', 'memtier.js');
-    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --root ${root} --quiet; } >>`);
-    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC ${process.execPath} ${bin} review --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --if-upkeep --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC ${process.execPath} ${bin} review --if-upkeep --root ${root} --quiet; } >>`);
   });
 });
