@@ -15,13 +15,14 @@ import type { MemFile, Snapshot } from '../memory/snapshot.js';
 import { fileFindings as secretFindings } from './checks/secrets.js';
 import { allIds, danglingFindings, fileFindings as syntaxFindings, isFileLocal } from './checks/syntax.js';
 import { isTornFinding, tornLine } from './checks/wal-integrity.js';
+import { isConflictBlockFinding } from './checks/sync.js';
 import type { CheckEnv, Finding, Severity } from './types.js';
 
 /** The checks whose per-file findings are kept. */
 export const REUSED: readonly string[] = ['syntax', 'secrets'];
 
-/** Which kept findings depend on their file alone, by check: syntax's and secrets' (reused whole), wal-integrity's torn last lines. */
-const LOCAL: Record<string, (x: Finding) => boolean> = { syntax: isFileLocal, secrets: () => true, 'wal-integrity': isTornFinding };
+/** Which kept findings depend on their file alone, by check: syntax's and secrets' (reused whole), wal-integrity's torn last lines, sync's conflict blocks. */
+const LOCAL: Record<string, (x: Finding) => boolean> = { syntax: isFileLocal, secrets: () => true, 'wal-integrity': isTornFinding, sync: isConflictBlockFinding };
 
 /** A change this close to the run (ms) is not trusted to show in the stats. */
 export const RACY_MS = 2000;

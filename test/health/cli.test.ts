@@ -17,7 +17,7 @@ const fixture = (name: string): string => { const r = name === 'empty' ? tmpTree
 
 interface Case { name: string; fixture: string; args: string[]; code: number; out?: RegExp; notOut?: RegExp }
 const CASES: Case[] = [
-  { name: 'a clean memory passes', fixture: 'clean', args: [], code: 0, out: /memtier health: ok: 0 failures, 0 warnings; \d+ of \d+ checks passed, 2 skipped/ },
+  { name: 'a clean memory passes', fixture: 'clean', args: [], code: 0, out: /memtier health: ok: 0 failures, 0 warnings; \d+ of \d+ checks passed, 3 skipped/ },
   { name: 'a mixed OpenClaw memory passes (a hand-written hashtag only warns)', fixture: 'mixed-openclaw', args: [], code: 0, out: /info unadopted +memory\/2026-05-10\.md: 2 OpenClaw daily files/ },
   { name: 'a failing check exits 1 and says what to do', fixture: 'syntax', args: [], code: 1, out: /FAIL syntax +memory\/episodic\/2026-05-15\.md:4: impossible time 25:10[\s\S]*Memory integrity check failed/ },
   { name: 'upkeep that is due only warns (exit 0): a day without its closure block', fixture: 'closure-block', args: [], code: 0, out: /WARN closure-block +memory\/episodic\/2026-05-12\.md: closure block lacks Signal, Open/, notOut: /FAIL|integrity check failed/ },

@@ -14,6 +14,7 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   unadopted: 'the mixed-openclaw fixture and cli.test.ts (info only: fixtures compare warnings and failures)',
   'file-types': 'test/hostile/files-and-paths.test.ts (symbolic links, FIFOs and a folder at a file\'s path cannot live in a fixture folder)',
   uncommitted: 'test/git/uncommitted.test.ts (needs a git repository and file times against the clock)',
+  sync: 'test/health/sync-check.test.ts (needs git repositories: a bare remote and its clones)',
 };
 
 const roots: string[] = [];

@@ -26,6 +26,7 @@ import { check as orphans } from './orphans.js';
 import { check as nearDuplicates } from './near-duplicates.js';
 import { check as unadopted } from './unadopted.js';
 import { check as uncommitted } from './uncommitted.js';
+import { check as sync } from './sync.js';
 
 export const CHECKS: readonly Check[] = [
   warmTagsLine,
@@ -50,6 +51,7 @@ export const CHECKS: readonly Check[] = [
   nearDuplicates,
   unadopted,
   uncommitted,
+  sync,
 ];
 
 /**
