@@ -40,6 +40,8 @@ the other machines. DIR must not exist or be empty.`,
     }
     const machine = machineSlug(flagString(args, 'machine') ?? (await import('node:os')).hostname().split('.')[0] ?? 'machine');
     git({ root: dir, env: ctx.env }, ['config', 'memtier.machine', machine]);
+    const { ensureMergeDriver } = await import('../git/driver.js');
+    ensureMergeDriver({ root: dir, env: ctx.env }, process.execPath);
     const isMemory = existsSync(join(dir, 'MEMORY.md')) || existsSync(join(dir, 'memory'));
     const empty = git({ root: dir, env: ctx.env }, ['rev-parse', '--verify', '-q', 'HEAD']).code !== 0;
     const next = [`cd ${dir}`, 'memtier boot', 'memtier sync            # after writing, and on a schedule: keeps the machines in step'];

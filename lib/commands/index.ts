@@ -69,6 +69,7 @@ export const registry: RegistryEntry[] = [
   { name: 'topics', group: 'Lifecycle', summary: 'topics that emerge from the memory (3+ entries sharing a keyword), in memory/palace/topics.md', load: lazy('topics') },
   { name: 'sync', group: 'Lifecycle', summary: 'keep one memory in step on several machines (git): commit, merge by entry, push', load: lazy('sync') },
   { name: 'clone', group: 'Lifecycle', summary: "copy a memory kept in git onto this machine (the second machine's first step)", load: lazy('clone') },
+  { name: 'merge-driver', group: 'Lifecycle', summary: "git's merge=memtier driver: merge a log by entry id, SESSION-STATE.md by section (git runs it)", load: lazy('merge-driver') },
   { name: 'resolve', group: 'Lifecycle', summary: "finish a sync conflict: drop the other machine's copy once FILE holds what you want", load: lazy('resolve') },
   { name: 'cron', group: 'Lifecycle', summary: 'print or install schedules for consolidate, dream and review', load: lazy('cron') },
   // Tools

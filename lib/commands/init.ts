@@ -12,6 +12,7 @@ import type { Ctx } from '../core/context.js';
 import { localDate } from '../core/clock.js';
 import { findBin } from '../core/bin.js';
 import { shq } from '../lifecycle/cron.js';
+import { DRIVER_ATTRIBUTES, DRIVER_COMMENT, ensureMergeDriver, upgradedAttributes } from '../git/driver.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
 import { usedTags } from '../health/checks/tag-vocabulary.js';
@@ -23,14 +24,8 @@ import { resolveInside } from '../store/guards/paths.js';
 /** Lines `init --git` makes sure `.gitignore` holds. */
 export const GITIGNORE_LINES = ['.memtier/', 'memory/.trash/'];
 
-/** Lines `init --git` makes sure `.gitattributes` holds: append-only logs merge by union. */
-export const GITATTRIBUTES_LINES = [
-  'memory/working-buffer.md merge=union',
-  'memory/episodic/*.md merge=union',
-  'memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md merge=union',
-  'memory/archive/**/*.md merge=union',
-  'DREAMS.md merge=union',
-];
+/** Lines `init --git` makes sure `.gitattributes` holds: memtier's merge driver for the logs and the state (lib/git/driver.ts). */
+export const GITATTRIBUTES_LINES = DRIVER_ATTRIBUTES;
 
 /** Skeleton files that must stay executable once copied. */
 const EXECUTABLE = new Set(['memory/scripts/wal']);
@@ -174,7 +169,16 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
         return 'updated';
       });
     const gitignore = ensure('.gitignore', GITIGNORE_LINES, '# memtier: derived state (.memtier/: index cache, lock, recall bookkeeping) and the local trash (memory/.trash/: git history already holds every removed line)');
-    const gitattributes = ensure('.gitattributes', GITATTRIBUTES_LINES, "# memtier: append-only logs merge by union (both sides' new lines are kept)");
+    // the union lines of earlier versions brought back what one machine removed: replaced
+    const upgraded = store.mutate((tx) => {
+      const cur = tx.read('.gitattributes');
+      const next = cur === undefined ? undefined : upgradedAttributes(cur);
+      if (cur !== undefined && next !== undefined && cur.includes('merge=union')) { tx.write('.gitattributes', next, { expected: cur }); return true; }
+      return false;
+    });
+    const ensured = ensure('.gitattributes', GITATTRIBUTES_LINES, DRIVER_COMMENT);
+    const gitattributes = upgraded && ensured === 'kept' ? 'updated' : ensured;
+    ensureMergeDriver({ root, env: ctx.env }, process.execPath);
     res.git = { initialized: !already, already, gitignore, gitattributes };
   }
   return res;

@@ -28,7 +28,7 @@ Exit: 0 synced, 1 synced with files for a person to resolve, 2 could not sync (n
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const { sync } = await import('../git/sync.js');
     const remote = flagString(args, 'remote');
-    const r = sync(ctx, { dryRun: flagBool(args, 'dry-run'), push: !flagBool(args, 'no-push'), ...(remote ? { remote } : {}) });
+    const r = sync(ctx, { dryRun: flagBool(args, 'dry-run'), push: !flagBool(args, 'no-push'), node: process.execPath, ...(remote ? { remote } : {}) });
     return { text: r.message, json: r, exitCode: r.exitCode };
   },
 };

@@ -20,20 +20,6 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { deadCommitRecords, gitEnabled, openStore } from '../store/store.js';
 
-/**
- * The .gitattributes lines that make concurrent appends from two machines merge: the same
- * patterns `init --git` writes (lib/commands/init.ts GITATTRIBUTES_LINES); sync works with either.
- */
-export const GITATTRIBUTES = [
-  "# memtier: append-only logs merge by union (both sides' new lines are kept)",
-  'memory/working-buffer.md merge=union',
-  'memory/episodic/*.md merge=union',
-  'memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md merge=union',
-  'memory/archive/**/*.md merge=union',
-  'DREAMS.md merge=union',
-  '',
-].join('\n');
-
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
 export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
 

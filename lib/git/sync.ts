@@ -26,6 +26,7 @@ import { conflictMarkerLine, gitDirOf, gitWriteBlocker, headBranch } from '../co
 import { crashPoint } from '../store/crash.js';
 import { openStore } from '../store/store.js';
 import { autoCommit, git, isGitRepo, MEMORY_PATHSPECS, safeCommitText } from './index.js';
+import { ensureMergeDriver, upgradedAttributes } from './driver.js';
 import { machineName, machineSlug } from './machine.js';
 import { entriesOf, FORGOTTEN_PATH, forgottenIds, mergeFile, settleEntries } from './merge.js';
 
@@ -403,7 +404,7 @@ function markersInChanges(ctx: Ctx): { file: string; line: number }[] {
   return out;
 }
 
-export interface SyncOptions { dryRun?: boolean; remote?: string; push?: boolean }
+export interface SyncOptions { dryRun?: boolean; remote?: string; push?: boolean; /** The Node that runs memtier (the merge driver's command). */ node?: string }
 
 /** `memtier sync`: commit, fetch, merge by memtier's rules, push. */
 export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
@@ -428,7 +429,13 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
     const m = marked[0]!;
     throw new MemtierError(`sync refused: ${m.file} line ${m.line} holds a git conflict block (<<<<<<< … >>>>>>>); committing it would send the unresolved text to every machine${marked.length > 1 ? ` (and ${marked.length - 1} more file(s): ${marked.slice(1).map((x) => x.file).join(', ')})` : ''}`, { code: 'conflict-markers', file: m.file, line: m.line, hint: `edit ${m.file} to keep what you want and delete the marker lines, then run "memtier sync" again` });
   }
-  return openStore(ctx).mutate(() => {
+  return openStore(ctx).mutate((tx) => {
+    // the merge driver a person's own git merge uses (its command is not cloned), and the union
+    // attributes of earlier versions replaced (union brings back what one side removed)
+    ensureMergeDriver(ctx, opts.node ?? 'node');
+    const attrs = tx.read('.gitattributes');
+    const upgraded = attrs === undefined ? undefined : upgradedAttributes(attrs);
+    if (attrs !== undefined && upgraded !== undefined && attrs.includes('merge=union')) tx.write('.gitattributes', upgraded, { expected: attrs });
     const fin = recoverSync(ctx);
     if (fin.recovered) res.notes.push(fin.message);
     const c = autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`);

@@ -104,7 +104,7 @@ describe('memtier init', () => {
   });
 
   const hasGit = !spawnSync('git', ['--version']).error;
-  it.skipIf(!hasGit)('--git: a repository with .gitignore and union-merge .gitattributes; existing files only completed', async () => {
+  it.skipIf(!hasGit)('--git: a repository with .gitignore and the merge=memtier .gitattributes (never union: it brings back what one machine removed); existing files only completed', async () => {
     const root = tmp({ '.gitignore': 'node_modules/\n' });
     const r = await runCli(['init', root, '--git', '--json'], { env: { MEMTIER_GIT: 'off', PATH: process.env.PATH } });
     expect(r.code, r.stderr).toBe(0);
@@ -115,12 +115,16 @@ describe('memtier init', () => {
     expect(gi.startsWith('node_modules/\n')).toBe(true);
     expect(gi).toContain('.memtier/');
     const ga = readFileSync(join(root, '.gitattributes'), 'utf8');
-    expect(ga).toContain('memory/working-buffer.md merge=union');
-    expect(ga).toContain('memory/episodic/*.md merge=union');
-    expect(ga).toContain('memory/archive/**/*.md merge=union');
+    expect(ga).toContain('memory/working-buffer.md merge=memtier');
+    expect(ga).toContain('memory/episodic/*.md merge=memtier');
+    expect(ga).toContain('memory/archive/**/*.md merge=memtier');
+    expect(ga).toContain('SESSION-STATE.md merge=memtier');
+    expect(ga).not.toContain('merge=union');
+    expect(spawnSync('git', ['config', 'merge.memtier.driver'], { cwd: root, encoding: 'utf8' }).stdout).toMatch(/memtier\.js' merge-driver %O %A %B %P/);
     const check = spawnSync('git', ['check-attr', 'merge', 'memory/2026-05-14.md', 'memory/episodic/2026-05-14.md', 'memory/TAGS.md'], { cwd: root, encoding: 'utf8' });
-    expect(check.stdout).toContain('memory/2026-05-14.md: merge: union');
-    expect(check.stdout).toContain('memory/episodic/2026-05-14.md: merge: union');
+    // a person's dated note is prose: git's own merge, never union
+    expect(check.stdout).toContain('memory/2026-05-14.md: merge: unspecified');
+    expect(check.stdout).toContain('memory/episodic/2026-05-14.md: merge: memtier');
     expect(check.stdout).toContain('memory/TAGS.md: merge: unspecified');
     const again = json((await runCli(['init', root, '--git', '--json'], { env: { MEMTIER_GIT: 'off', PATH: process.env.PATH } })).stdout);
     expect(again.git).toMatchObject({ initialized: false, already: true, gitignore: 'kept', gitattributes: 'kept' });

@@ -195,7 +195,7 @@ describe('memtier sync', () => {
     // the memory as `memtier init --git` makes it (its .gitattributes: union merge for the logs)
     const init = await runCli(['init', seed, '--git'], { env: ENV });
     expect(init.code).toBe(0);
-    expect(readFileSync(join(seed, '.gitattributes'), 'utf8')).toContain('memory/episodic/*.md merge=union');
+    expect(readFileSync(join(seed, '.gitattributes'), 'utf8')).toContain('memory/episodic/*.md merge=memtier');
     writeTree(seed, { 'memory/episodic/2026-05-15.md': '# 2026-05-15\n- 09:00 [EVENT] start ^start001\n' });
     g(seed, 'add', '-A');
     g(seed, '-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', 'seed', '--allow-empty');

@@ -213,6 +213,8 @@ describe('memtier sync: many machines, one memory', () => {
     await a!.run(['wal', 'task', 'task on a']);
     await syncOk(a!);
     await b!.run(['wal', 'task', 'task on b']);
+    // a clone without memtier's merge driver (its command lives in .git/config): git's text merge
+    g(b!.root, 'config', '--remove-section', 'merge.memtier');
     g(b!.root, 'fetch', '-q', 'origin');
     spawnSync('git', ['merge', 'origin/main'], { cwd: b!.root, env: { PATH: process.env.PATH, HOME: b!.root, ...ID } });
     expect(existsSync(join(b!.root, '.git/MERGE_HEAD'))).toBe(true);
@@ -220,7 +222,7 @@ describe('memtier sync: many machines, one memory', () => {
     expect(w.code, w.stdout + w.stderr).toBe(2);
     expect(w.stderr).toMatch(/merge is in progress/);
     // the person marks it resolved with the markers still in: memtier's rewrite refuses them
-    g(b!.root, 'add', 'SESSION-STATE.md');
+    g(b!.root, 'add', '-A');
     g(b!.root, 'commit', '-qm', 'resolved (not really)');
     expect(readFileSync(join(b!.root, 'SESSION-STATE.md'), 'utf8')).toMatch(/^<<<<<<< /m);
     const w2 = await b!.run(['wal', 'task', 'next task']);
@@ -306,6 +308,31 @@ describe('memtier sync: many machines, one memory', () => {
     const ids = [idOf(await a!.run(['add', '--type', 'EVENT', 'a'])), idOf(await b!.run(['add', '--type', 'EVENT', 'b'])), idOf(await c!.run(['add', '--type', 'EVENT', 'c']))];
     for (const m of [a!, b!, c!, a!, b!]) await syncOk(m);
     for (const m of [a!, b!, c!]) for (const id of ids) expect(linesWith(m.root, id)).toHaveLength(1);
+  });
+});
+
+describe("a person's own git pull uses memtier's merge driver", () => {
+  it('clone registers merge=memtier; a plain git merge of two machines\' wal writes keeps both sides and what one forgot stays forgotten', async () => {
+    const { ms: [a, b] } = await machines(2);
+    expect(g(b!.root, 'config', 'merge.memtier.driver')).toMatch(/merge-driver %O %A %B %P/);
+    expect(readFileSync(join(b!.root, '.gitattributes'), 'utf8')).toContain('memory/working-buffer.md merge=memtier');
+    const gone = idOf(await a!.run(['wal', 'decide', 'to be forgotten']));
+    await syncOk(a!);
+    await syncOk(b!);
+    await a!.run(['forget', `^${gone}`]);
+    const x = idOf(await a!.run(['wal', 'decide', 'decided on a']));
+    await syncOk(a!);
+    const y = idOf(await b!.run(['wal', 'decide', 'decided on b']));
+    g(b!.root, 'pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main');
+    expect(existsSync(join(b!.root, '.git/MERGE_HEAD'))).toBe(false);
+    const buffer = readFileSync(join(b!.root, 'memory/working-buffer.md'), 'utf8');
+    expect(buffer).toContain(`^${x}`);
+    expect(buffer).toContain(`^${y}`);
+    expect(buffer).not.toContain(`^${gone}`);
+    const st = readFileSync(join(b!.root, 'SESSION-STATE.md'), 'utf8');
+    expect(st).toContain('decided on a');
+    expect(st).toContain('decided on b');
+    noMarkers(b!.root);
   });
 });
 
