@@ -1,6 +1,6 @@
 /**
- * Git history of the memory: auto-commit of what a command changed, and `sync` (pull --rebase,
- * push) for memories shared between machines.
+ * Git history of the memory: auto-commit of what a command changed, and the recovery of commits a
+ * killed command left; `sync` between machines is lib/git/sync.ts.
  *
  * - Only memory paths are committed (`git commit -- PATHS`): whatever else a person has staged in
  *   the same repository stays staged and uncommitted.
