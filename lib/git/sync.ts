@@ -240,7 +240,7 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
   for (const [rel, settled] of settleEntries(textResult, sides, forgotten)) result.set(rel, settled === undefined ? undefined : Buffer.from(settled, 'utf8'));
   for (const g of gone) if (!result.has(g)) result.set(g, undefined);
   // the tree: ours with the merged files, in a private index
-  const index = join(gitDirOf(ctx.root), 'memtier-sync-index');
+  const index = join(gitDirOf(ctx.root), `memtier-sync-index-${process.pid}`);
   const env = { ...ctx.env, GIT_INDEX_FILE: index };
   const gctx = { root: ctx.root, env };
   rmSync(index, { force: true });
@@ -429,7 +429,9 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
     const m = marked[0]!;
     throw new MemtierError(`sync refused: ${m.file} line ${m.line} holds a git conflict block (<<<<<<< … >>>>>>>); committing it would send the unresolved text to every machine${marked.length > 1 ? ` (and ${marked.length - 1} more file(s): ${marked.slice(1).map((x) => x.file).join(', ')})` : ''}`, { code: 'conflict-markers', file: m.file, line: m.line, hint: `edit ${m.file} to keep what you want and delete the marker lines, then run "memtier sync" again` });
   }
-  return openStore(ctx).mutate((tx) => {
+  // the lock is held to commit and to move the files and the branch, never across the network:
+  // a slow fetch or push must not keep the agent's writes waiting (they wait 15 s at most)
+  openStore(ctx).mutate((tx) => {
     // the merge driver a person's own git merge uses (its command is not cloned), and the union
     // attributes of earlier versions replaced (union brings back what one side removed)
     ensureMergeDriver(ctx, opts.node ?? 'node');
@@ -440,50 +442,57 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
     if (fin.recovered) res.notes.push(fin.message);
     const c = autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`);
     if (c.committed && c.commit) res.committed = c.commit;
-    crashPoint(ctx.env, 'sync.committed');
-    const tracking = `refs/remotes/${remote}/${branch}`;
-    for (let attempt = 1; ; attempt++) {
-      const f = git(ctx, ['fetch', '--no-tags', '--quiet', remote, `+refs/heads/${branch}:${tracking}`]);
-      let theirs: string | undefined;
-      if (f.code !== 0) {
-        if (!/couldn't find remote ref|no such ref|not our ref/i.test(f.stderr)) throw remoteError('fetch from', remote, f);
-      } else theirs = rev(ctx, tracking);
-      crashPoint(ctx.env, 'sync.fetched');
-      const ours = rev(ctx, 'HEAD');
-      if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
-      if (theirs && theirs !== ours && !isAncestor(ctx, theirs, ours)) {
-        let to: string;
-        if (isAncestor(ctx, ours, theirs)) {
-          to = theirs;
-          res.merge = 'fast-forward';
-        } else {
-          const m = mergeCommits(ctx, ours, theirs, here);
-          to = m.commit;
-          res.merge = 'merged';
-          res.mergeCommit = m.commit;
-          res.conflicts.push(...m.conflicts);
-          res.notes.push(...m.notes);
-        }
+  });
+  crashPoint(ctx.env, 'sync.committed');
+  const tracking = `refs/remotes/${remote}/${branch}`;
+  for (let attempt = 1; ; attempt++) {
+    if (attempt > 8) throw new MemtierError('sync gave up after 8 rounds: the branch kept moving (other machines pushing, or commands committing here) between its merge and its push', { code: 'sync-busy', hint: 'nothing is lost; run "memtier sync" again in a moment' });
+    const f = git(ctx, ['fetch', '--no-tags', '--quiet', remote, `+refs/heads/${branch}:${tracking}`]);
+    let theirs: string | undefined;
+    if (f.code !== 0) {
+      if (!/couldn't find remote ref|no such ref|not our ref/i.test(f.stderr)) throw remoteError('fetch from', remote, f);
+    } else theirs = rev(ctx, tracking);
+    crashPoint(ctx.env, 'sync.fetched');
+    const ours = rev(ctx, 'HEAD');
+    if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
+    if (theirs && theirs !== ours && !isAncestor(ctx, theirs, ours)) {
+      const ff = isAncestor(ctx, ours, theirs);
+      // the merge is made in git's object store, without the lock: it touches no file
+      const m = ff ? undefined : mergeCommits(ctx, ours, theirs, here);
+      const to = m ? m.commit : theirs;
+      const moved = openStore(ctx).mutate(() => {
+        // a command committed (or a person edited) since: merge again from the new HEAD
+        if (autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`).committed) return undefined;
+        if (rev(ctx, 'HEAD') !== ours) return undefined;
         writeIntent(ctx, { branch, from: ours, to, started: new Date().toISOString() });
         crashPoint(ctx.env, 'sync.intent');
-        const { kept } = moveTo(ctx, { branch, from: ours, to, started: '' });
-        if (kept.length) res.notes.push(`edits made during the sync kept in ${kept.join(', ')}`);
-        res.pulled = true;
-      } else res.merge ??= 'none';
-      if (opts.push === false) break;
-      const head = rev(ctx, 'HEAD')!;
-      if (theirs === head) { res.pushed = false; break; }
-      const p = git(ctx, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
-      if (p.code === 0) {
-        res.pushed = true;
-        git(ctx, ['update-ref', tracking, head]);
-        crashPoint(ctx.env, 'sync.pushed');
-        break;
+        return moveTo(ctx, { branch, from: ours, to, started: '' });
+      });
+      if (!moved) continue;
+      if (moved.kept.length) res.notes.push(`edits made during the sync kept in ${moved.kept.join(', ')}`);
+      res.merge = m ? 'merged' : res.merge === 'merged' ? 'merged' : 'fast-forward';
+      if (m) {
+        res.mergeCommit = m.commit;
+        res.conflicts.push(...m.conflicts);
+        res.notes.push(...m.notes);
       }
-      // another machine pushed between our fetch and our push: take its commits and try again
-      if (attempt < 5 && /\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(`${p.stderr}\n${p.stdout}`)) continue;
-      throw remoteError('push to', remote, p);
+      res.pulled = true;
+    } else res.merge ??= 'none';
+    if (opts.push === false) break;
+    const head = rev(ctx, 'HEAD')!;
+    if (theirs === head) break;
+    const p = git(ctx, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+    if (p.code === 0) {
+      res.pushed = true;
+      git(ctx, ['update-ref', tracking, head]);
+      crashPoint(ctx.env, 'sync.pushed');
+      break;
     }
+    // another machine pushed between our fetch and our push: take its commits and try again
+    if (/\[rejected\]|non-fast-forward|fetch first|failed to update ref|cannot lock ref/i.test(`${p.stderr}\n${p.stdout}`)) continue;
+    throw remoteError('push to', remote, p);
+  }
+  {
     if (upstream.code !== 0 && rev(ctx, tracking)) git(ctx, ['branch', `--set-upstream-to=${remote}/${branch}`, branch]);
     recordLastSync(ctx, remote, branch);
     const conflictText = res.conflicts.map((x) => `  ${x.file}: ${x.reason}; this machine's version is in ${x.file}, ${x.copy.replace(/^.*\.conflict-/, '').replace(/\.[^.]+$/, '')}'s in ${x.copy}`);
@@ -499,5 +508,5 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
     }
     res.message = parts.join('\n');
     return res;
-  });
+  }
 }
