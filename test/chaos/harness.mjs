@@ -47,7 +47,7 @@ export const PERSON_FILES = [
  * Every named crash point memtier has: the names passed to crashPoint()/crashArmed() in lib/, read
  * from the source so a new point is covered by the matrix without touching the harness.
  */
-export function crashPoints() {
+export function crashPoints({ sync = false } = {}) {
   const names = new Set();
   const walk = (dir) => {
     for (const d of readdirSync(dir, { withFileTypes: true })) {
@@ -59,7 +59,8 @@ export function crashPoints() {
     }
   };
   walk(join(REPO, 'lib'));
-  return [...names].sort();
+  // sync's points need a remote and a second machine: the machines mode (machines.mjs) arms them
+  return [...names].filter((n) => sync || !n.startsWith('sync.')).sort();
 }
 
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
