@@ -18,6 +18,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { gitWriteBlocker } from '../core/git-state.js';
 import { deadCommitRecords, gitEnabled, openStore } from '../store/store.js';
 
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
@@ -210,6 +211,10 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
 export function autoCommit(ctx: Ctx, files: string[] | 'all', message: string): CommitResult {
   if (!gitEnabled(ctx.env)) return { committed: false, reason: 'MEMTIER_GIT=off', files: [] };
   if (!isGitRepo(ctx.root)) return { committed: false, reason: 'not a git repository', files: [] };
+  // a person's stopped rebase or merge, or a detached HEAD: a commit would land off the branch (or
+  // inside their merge); the change stays uncommitted (and recorded) until it ends
+  const blocked = gitWriteBlocker(ctx.root);
+  if (blocked) return { committed: false, reason: blocked.reason, files: [] };
   const specs = files === 'all' ? MEMORY_PATHSPECS.filter((p) => existsSync(join(ctx.root, p))) : files.filter((f) => !f.startsWith('.memtier/'));
   return openStore(ctx).mutate(() => commitNow(ctx, specs, message));
 }
@@ -223,7 +228,7 @@ export function autoCommit(ctx: Ctx, files: string[] | 'all', message: string): 
 export function recoverPendingCommits(ctx: Ctx): CommitResult[] {
   if (!gitEnabled(ctx.env) || !isGitRepo(ctx.root)) return [];
   const dead = deadCommitRecords(ctx.root);
-  if (dead.length === 0) return [];
+  if (dead.length === 0 || gitWriteBlocker(ctx.root)) return [];
   return openStore(ctx).mutate(() => dead.map((d) => {
     if (!existsSync(d.file)) return { committed: false, reason: 'recovered by another process', files: [] };
     const r = commitNow(ctx, d.paths, `memtier recover: commit of an interrupted command (pid ${d.pid}${d.time ? `, started ${d.time}` : ''})\n\nThis command was stopped between its writes and its git commit; the next memtier\ncommand committed the paths it had recorded in .memtier/commit-pending/.`);

@@ -231,6 +231,35 @@ describe('memtier sync: many machines, one memory', () => {
     expect(readFileSync(join(b!.root, 'SESSION-STATE.md'), 'utf8')).not.toContain('next task');
   });
 
+  it('#4 a stopped cherry-pick: reads work without warnings, writes refuse clearly, a killed command\'s commit waits for the branch', async () => {
+    const { ms: [a] } = await machines(1);
+    const mem = (t: string): void => writeFileSync(join(a!.root, 'MEMORY.md'), readFileSync(join(a!.root, 'MEMORY.md'), 'utf8').replace(/\n$/, `\n${t}\n`));
+    g(a!.root, 'checkout', '-q', '-b', 'side');
+    mem('- from the side branch');
+    g(a!.root, 'commit', '-qam', 'side');
+    g(a!.root, 'checkout', '-q', 'main');
+    mem('- from main');
+    g(a!.root, 'commit', '-qam', 'main');
+    // a command killed between its write and its commit leaves its record
+    const killed = a!.bin(['add', '--type', 'EVENT', 'killed before its commit'], { MEMTIER_CRASH_AT: 'commit.before' });
+    expect(killed.code).not.toBe(0);
+    spawnSync('git', ['cherry-pick', 'side'], { cwd: a!.root, env: { PATH: process.env.PATH, HOME: a!.root, ...ID } });
+    expect(existsSync(join(a!.root, '.git/CHERRY_PICK_HEAD'))).toBe(true);
+    const head = g(a!.root, 'rev-parse', 'HEAD');
+    const boot = await a!.run(['boot']);
+    expect(boot.code).toBe(0);
+    expect(boot.stderr).not.toMatch(/partial commit|warning/);
+    expect(g(a!.root, 'rev-parse', 'HEAD')).toBe(head); // nothing committed into the person's pick
+    const w = await a!.run(['add', '--type', 'EVENT', 'during the pick']);
+    expect(w.code).toBe(2);
+    expect(w.stderr).toMatch(/cherry-pick is in progress/);
+    expect(w.stderr).toMatch(/git cherry-pick --abort/);
+    g(a!.root, 'cherry-pick', '--abort');
+    expect((await a!.run(['boot'])).code).toBe(0);
+    expect(g(a!.root, 'log', '-1', '--format=%s')).toMatch(/^memtier recover:/);
+    expect(g(a!.root, 'status', '--porcelain')).toBe('');
+  });
+
   it('#4 a detached HEAD is reported, never written on or pushed as HEAD:HEAD', async () => {
     const { bare, ms: [a] } = await machines(1);
     await a!.run(['add', '--type', 'EVENT', 'before detaching']);
