@@ -38,6 +38,14 @@ the other machines. DIR must not exist or be empty.`,
       const said = c.stderr.split('\n').map((l) => l.replace(/^fatal: /, '').trim()).filter(Boolean).slice(0, 3).join(' / ');
       throw new MemtierError(`could not clone ${url}: ${said || `git exit ${c.code}`}`, { code: 'sync-remote', hint: 'check the URL ("git ls-remote URL" must work from this machine) and your git credentials' });
     }
+    // a remote whose HEAD names a branch it does not have (a bare repository made with another
+    // default branch than the one pushed): git leaves an unborn HEAD; take the branch there is
+    const gdir = { root: dir, env: ctx.env };
+    if (git(gdir, ['rev-parse', '--verify', '-q', 'HEAD']).code !== 0) {
+      const heads = git(gdir, ['for-each-ref', '--format=%(refname:strip=3)', 'refs/remotes/origin']).stdout.split('\n').filter((b) => b && b !== 'HEAD');
+      const pick = heads.length === 1 ? heads[0] : heads.find((b) => b === 'main') ?? heads.find((b) => b === 'master');
+      if (pick) git(gdir, ['checkout', '-q', '-B', pick, '--track', `origin/${pick}`]);
+    }
     const machine = machineSlug(flagString(args, 'machine') ?? (await import('node:os')).hostname().split('.')[0] ?? 'machine');
     git({ root: dir, env: ctx.env }, ['config', 'memtier.machine', machine]);
     const { ensureMergeDriver } = await import('../git/driver.js');

@@ -151,7 +151,8 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
   if (opts.git) {
     const already = existsSync(join(root, '.git'));
     if (!already) {
-      const r = spawnSync('git', ['init', '-q'], { cwd: root, env: ctx.env, encoding: 'utf8' });
+      // the branch is main whatever git's own default: the README's remotes and clones say main
+      const r = spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: root, env: ctx.env, encoding: 'utf8' });
       if (r.error || r.status !== 0) {
         throw new MemtierError(`git init failed: ${(r.stderr || r.error?.message || '').trim().slice(0, 300)}`, { code: 'git', file: root, hint: 'run "git init" in the memory folder yourself, then "memtier init --git" again' });
       }

@@ -340,6 +340,30 @@ describe('memtier sync: many machines, one memory', () => {
   });
 });
 
+describe('the README\'s path for a second machine', () => {
+  it('init --git, a remote made with git\'s own default branch, sync; clone on another machine takes the branch that was pushed', async () => {
+    const base = tmpTree({});
+    const env = { PATH: process.env.PATH, HOME: base, ...ID };
+    const bare = join(base, 'remote.git');
+    spawnSync('git', ['-c', 'init.defaultBranch=master', 'init', '-q', '--bare', bare], { env });
+    const mem = join(base, 'memory');
+    expect((await runCli(['init', mem, '--git'], { env })).code).toBe(0);
+    expect(g(mem, 'branch', '--show-current').trim()).toBe('main');
+    g(mem, 'remote', 'add', 'origin', bare);
+    const first = await runCli(['sync', '--root', mem], { env: { ...env, MEMTIER_MACHINE: 'laptop' } });
+    expect(first.code, first.stderr).toBe(0);
+    const desk = join(base, 'desk');
+    const c = await runCli(['clone', bare, desk, '--machine', 'desktop', '--json'], { env, cwd: base });
+    expect(c.code, c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout)).toMatchObject({ memory: true, empty: false, machine: 'desktop' });
+    expect(g(desk, 'branch', '--show-current').trim()).toBe('main');
+    const id = idOf(await runCli(['wal', 'decide', 'from the desk', '--root', desk], { env: { ...env, MEMTIER_MACHINE: 'desktop' } }));
+    expect((await runCli(['sync', '--root', desk], { env: { ...env, MEMTIER_MACHINE: 'desktop' } })).code).toBe(0);
+    expect((await runCli(['sync', '--root', mem], { env: { ...env, MEMTIER_MACHINE: 'laptop' } })).code).toBe(0);
+    expect(linesWith(mem, id)).toHaveLength(1);
+  });
+});
+
 describe("a person's own git pull uses memtier's merge driver", () => {
   it('clone registers merge=memtier; a plain git merge of two machines\' wal writes keeps both sides and what one forgot stays forgotten', async () => {
     const { ms: [a, b] } = await machines(2);
