@@ -128,8 +128,10 @@ export async function main(p: MainParams): Promise<number> {
     const s = suggest(name);
     return fail(new UsageError(`unknown command "${quoteInput(name)}"`, s.length ? `did you mean: ${s.join(', ')}? (see "memtier --help")` : 'see "memtier --help"'));
   }
+  let neverFails = false;
   try {
     const { command } = await entry.load();
+    neverFails = command.neverFails === true;
     const rest = [...argv.slice(0, cmdIndex), ...argv.slice(cmdIndex + 1)];
     if (rest.includes('--help') || rest.includes('-h')) {
       stdout.write(renderCommandHelp(command));
@@ -167,6 +169,12 @@ export async function main(p: MainParams): Promise<number> {
     else if (result.text) stdout.write(printable(result.text.endsWith('\n') ? result.text : result.text + '\n'));
     return result.exitCode ?? 0;
   } catch (e) {
+    if (neverFails) {
+      // the host's turn goes on: the problem is said on standard error, nothing on standard output
+      const err = isMemtierError(e) ? e : new MemtierError((e as Error)?.message ?? String(e), { code: 'internal' });
+      stderr.write(`memtier ${name}: ${printable(redactSecrets(err.message))}${err.hint ? ` (${printable(redactSecrets(err.hint))})` : ''}; the host's turn goes on without memtier\n`);
+      return 0;
+    }
     if (isModuleNotFound(e) && String((e as Error).message).includes(`commands/${name}.js`)) {
       return fail(new MemtierError(`command "${name}" is not available in this build`, { code: 'not-implemented' }));
     }

@@ -73,6 +73,12 @@ export interface CommandSpec {
   examples?: string[];
   /** Commands such as init and bench run without an existing memory. Default true. */
   needsRoot?: boolean;
+  /**
+   * A host runs it and reads a failure as "block" (Claude Code's hooks: exit 2 erases the prompt):
+   * whatever goes wrong — no memory, bad input, a bad clock — the message goes to standard error
+   * and the exit code is 0.
+   */
+  neverFails?: boolean;
   run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult>;
 }
 

@@ -49,6 +49,7 @@ export const command: CommandSpec = {
 templates/claude-code/ holds a Claude Code plugin wiring these four hooks and "memtier mcp";
 "memtier init --claude-code" merges the same into a project's .claude/settings.json and .mcp.json.
 A hook never fails the host's turn: problems go to standard error, the exit code is 0.`,
+  neverFails: true,
   flags: [{ name: 'no-watch', type: 'boolean', description: 'session-start: do not start memtier watch' }],
   examples: ['echo \'{"hook_event_name":"UserPromptSubmit","prompt":"which database do we use?"}\' | memtier hook claude-code user-prompt-submit'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {

@@ -65,7 +65,7 @@ describe('memtier hook claude-code', () => {
     expect(none.stdout).toBe('');
   });
 
-  it('pre-compact and stop: a snapshot of SESSION-STATE.md when it moved, no output; a bad input is a usage error', () => {
+  it('pre-compact and stop: a snapshot of SESSION-STATE.md when it moved, no output; a bad input is said on stderr, exit 0', () => {
     const root = memory();
     const fire = (event: 'pre-compact' | 'stop'): void => {
       const r = hook(root, event, { hook_event_name: event === 'stop' ? 'Stop' : 'PreCompact', trigger: 'auto' });
@@ -85,8 +85,33 @@ describe('memtier hook claude-code', () => {
     expect(readFileSync(join(root, 'memory/.snapshots', snaps.find((n) => n.startsWith('stop-'))!), 'utf8')).toContain('ask Ana for the quota');
     expect(readFileSync(join(root, 'memory/.snapshots', snaps[0]!), 'utf8')).toContain('upgrade the broker');
     const bad = runBin(['hook', 'claude-code', 'stop'], { cwd: root, env: ENV, input: 'not json' });
-    expect(bad.code).toBe(2);
-    expect(runBin(['hook', 'claude-code', 'nope'], { cwd: root, env: ENV, input: '{}' }).code).toBe(2);
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toMatch(/not JSON/);
+    expect(runBin(['hook', 'claude-code', 'nope'], { cwd: root, env: ENV, input: '{}' }).code).toBe(0);
+  });
+
+  // issue #30 finding 1: Claude Code reads exit 2 from a hook as "block" (UserPromptSubmit erases
+  // the prompt; Stop refuses to stop and feeds the message to the model)
+  it('never blocks the host: no memory, non-JSON input, a bad MEMTIER_NOW, an unknown event or flag all exit 0, nothing on stdout, the reason on stderr', () => {
+    const empty = tmpTree();
+    const home = tmpTree();
+    const cases: { event: string; input: string; env?: NodeJS.ProcessEnv; cwd?: string; extra?: string[]; why: RegExp }[] = [
+      { event: 'user-prompt-submit', input: '{"prompt":"hi"}', cwd: empty, why: /no memory/ },
+      { event: 'stop', input: '{"hook_event_name":"Stop"}', cwd: empty, why: /no memory/ },
+      { event: 'session-start', input: '{}', cwd: empty, why: /no memory/ },
+      { event: 'user-prompt-submit', input: 'not json at all', why: /not JSON/ },
+      { event: 'user-prompt-submit', input: '{"prompt":"hi"}', env: { MEMTIER_NOW: 'yesterday-ish' }, why: /MEMTIER_NOW|time/ },
+      { event: 'nope', input: '{}', why: /unknown hook event/ },
+      { event: 'stop', input: '{}', extra: ['--no-such-flag'], why: /no-such-flag/ },
+    ];
+    const root = memory();
+    for (const c of cases) {
+      const r = runBin(['hook', 'claude-code', c.event, ...(c.extra ?? [])], { cwd: c.cwd ?? root, env: { ...ENV, HOME: home, ...(c.env ?? {}) }, input: c.input });
+      expect(r.code, `${c.event} ${c.input}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(c.why);
+      expect(r.stderr).toMatch(/the host's turn goes on/);
+    }
   });
 });
 
