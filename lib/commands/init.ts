@@ -243,8 +243,11 @@ it set up: every memory path in a new repository, only the files init created in
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     if (args.positionals.length > 1) throw new UsageError('init takes at most one folder', 'e.g. memtier init ~/.openclaw/workspace');
     const dir = args.positionals[0];
-    const root = dir ? resolve(ctx.cwd, dir) : ctx.root;
     const claude = flagBool(args, 'claude-code');
+    // a host set up "here" (run in the project, as the README says) means the current folder, not a
+    // memory found elsewhere (~/.openclaw/workspace): another folder needs DIR or --root
+    const hostHere = (claude || flagBool(args, 'codex')) && !(args as Args & { global?: Record<string, unknown> }).global?.root;
+    const root = dir ? resolve(ctx.cwd, dir) : hostHere ? resolve(ctx.cwd) : ctx.root;
     if (flagBool(args, 'dry-run')) {
       if (!claude) throw new UsageError('--dry-run goes with --claude-code', 'memtier init --claude-code --dry-run');
       const { claudeCodeSetup } = await import('../integrations/claude-code.js');

@@ -147,6 +147,26 @@ describe('memtier init --claude-code', () => {
     expect(readFileSync(join(root, '.mcp.json'), 'utf8')).toBe('{ broken');
   });
 
+  // issue #30 finding 2: with no DIR it used the resolved root (~/.openclaw/workspace) and left the project untouched
+  it('run in a project without DIR (as the README says), it sets up the project folder, not a memory found elsewhere', () => {
+    const home = tmpTree();
+    const workspace = join(home, '.openclaw/workspace');
+    expect(runBin(['init', workspace]).code).toBe(0);
+    const before = readdirSync(workspace).sort();
+    const project = join(tmpTree(), 'project');
+    mkdirSync(project);
+    for (const flag of ['--claude-code', '--codex']) {
+      const r = runBin(['init', flag, '--json'], { cwd: project, env: { HOME: home, MEMTIER_GIT: 'off' } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).root).toBe(project);
+    }
+    expect(existsSync(join(project, 'MEMORY.md'))).toBe(true);
+    expect(existsSync(join(project, '.claude/settings.json'))).toBe(true);
+    expect(existsSync(join(project, '.mcp.json'))).toBe(true);
+    expect(readdirSync(workspace).sort()).toEqual(before);
+    expect(existsSync(join(workspace, '.claude'))).toBe(false);
+  });
+
   it('--codex prints the config.toml entry and the AGENTS.md section for the memory', () => {
     const root = join(tmpTree(), 'mem');
     const r = runBin(['init', root, '--codex', '--json']);
