@@ -3,11 +3,12 @@ import { flagBool, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { IF_UPKEEP_FLAG, upkeepSkip } from '../lifecycle/upkeep-role.js';
 import { runConsolidate } from '../lifecycle/consolidate.js';
+import { localDate } from '../core/clock.js';
 
 export const command: CommandSpec = {
   name: 'consolidate',
   summary: 'nightly: summarize, decay, index, prune, reconcile MEMORY.md, clean, health',
-  usage: ['consolidate [--date YYYY-MM-DD] [--dry-run]'],
+  usage: ['consolidate [--date YYYY-MM-DD|yesterday] [--dry-run]'],
   description: `The nightly pipeline (seed 000; cron 03:00), in order:
   1 summarize  the day's typed entries → memory/reviews/daily/YYYY-MM-DD.md with Facts Learned,
                Decisions Made, Preferences Noted, Action Items (each line cites its source; prose
@@ -30,7 +31,7 @@ export const command: CommandSpec = {
 A second run the same day changes nothing. Exit 1 when the health step finds a FAIL (the memory
 cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
   flags: [
-    { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today' },
+    { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today ("yesterday": the day that ended, what the nightly job passes)' },
     { name: 'dry-run', type: 'boolean', description: 'show what each step would do, write nothing' },
     IF_UPKEEP_FLAG,
   ],
@@ -38,7 +39,11 @@ cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const skip = await upkeepSkip(ctx, args);
     if (skip) return skip;
-    const date = flagString(args, 'date');
+    const given = flagString(args, 'date');
+    // the scheduled run at 03:00 summarizes the day that ended (--date yesterday), not the three
+    // hours of the new one
+    const date = given === 'yesterday' ? localDate(new Date(ctx.clock.now().getTime() - 86_400_000), ctx.clock.tz)
+      : given === 'today' ? localDate(ctx.clock.now(), ctx.clock.tz) : given;
     const r = await runConsolidate(ctx, { dryRun: flagBool(args, 'dry-run'), ...(date ? { date } : {}) });
     const parts = [
       r.summary.changed ? `daily summary ${r.date}` : '',

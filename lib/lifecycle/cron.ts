@@ -36,7 +36,7 @@ export function jobs(bin: Bin, root: string): Job[] {
   const r = [`--${IF_UPKEEP}`, '--root', root, '--quiet'];
   const b = Array.isArray(bin) ? bin : [bin];
   return [
-    { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[...b, 'consolidate', ...r], [...b, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
+    { name: 'memtier-nightly', cron: `${NIGHTLY.minute} ${NIGHTLY.hour} * * *`, calendar: '*-*-* 03:00:00', commands: [[...b, 'consolidate', '--date', 'yesterday', ...r], [...b, 'dream', '--apply', ...r]], what: 'nightly consolidation and dream promotion' },
     { name: 'memtier-weekly', cron: `${WEEKLY.minute} ${WEEKLY.hour} * * ${WEEKLY.weekday}`, calendar: 'Mon *-*-* 09:00:00', commands: [[...b, 'review', ...r]], what: 'weekly review' },
   ];
 }
@@ -114,7 +114,7 @@ export function openclawCommands(bin: Bin, root: string, tz: string, templates =
   }
   // the agent turn has no --if-upkeep: it is told the rule (the upkeep role, lib/lifecycle/upkeep-role.ts)
   const role = machine ? ` If ${root}/${UPKEEP_FILE} names a machine other than ${machine}, reply NO_REPLY: the upkeep runs there.` : '';
-  const prose = `In the memory at ${root}, write today's daily summary prose: follow the prompt in ${templates}daily-summary.md (memtier consolidate wrote the day's facts to memory/reviews/daily/); reply NO_REPLY when the day has no entries.${role}`;
+  const prose = `In the memory at ${root}, write the daily summary prose of the day that ended (yesterday): follow the prompt in ${templates}daily-summary.md (memtier consolidate wrote that day's facts to memory/reviews/daily/YESTERDAY.md); reply NO_REPLY when the day has no entries.${role}`;
   commands.push(['openclaw cron add', "--name 'memtier-daily-prose'", `--cron ${shq(`30 ${NIGHTLY.hour} * * *`)}`, ...zone, '--session isolated', '--light-context', '--no-deliver', `--message ${shq(prose)}`].join(' \\\n  '));
   kinds.push('agent');
   return { commands, kinds };

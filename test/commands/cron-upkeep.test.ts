@@ -130,7 +130,7 @@ describe.skipIf(!hasGit)('cron and the upkeep role on a memory shared through gi
     expect(inst.code, inst.stderr).toBe(0);
     expect(inst.stdout).toContain('installed into your crontab:');
     expect(inst.stdout).toContain('upkeep: recorded this machine (laptop) in memory/.upkeep');
-    expect(readFileSync(tab1.store, 'utf8')).toContain(' consolidate --if-upkeep --root ');
+    expect(readFileSync(tab1.store, 'utf8')).toContain(' consolidate --date yesterday --if-upkeep --root ');
     const text = readFileSync(join(laptop, 'memory/.upkeep'), 'utf8');
     expect(text).toBe('# memtier: the machine that runs the scheduled upkeep (consolidate, dream, review) for this memory\nmachine: laptop\nsince: 2026-05-15T14:30:00Z\n');
     expect(parseUpkeep(text)).toEqual({ role: { machine: 'laptop', since: '2026-05-15T14:30:00Z' } });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { mergeCrontab } from '../../lib/lifecycle/cron.js';
+import { jobs, mergeCrontab } from '../../lib/lifecycle/cron.js';
 import { REPO, runCli, tmpTree } from '../helpers.js';
 
 /** A fake crontab program: `-l` prints the stored file (or "no crontab"), `-` stores stdin. */
@@ -21,7 +21,7 @@ describe('cron', () => {
     const r = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier' } });
     expect(r.code).toBe(0);
     // the memory's zone goes with the scheduled runs (cron does not see the shell's MEMTIER_TZ)
-    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC memtier consolidate --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --if-upkeep --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC memtier consolidate --date yesterday --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC memtier dream --apply --if-upkeep --root ${root} --quiet; } >>`);
     expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC memtier review --if-upkeep --root ${root} --quiet; } >>`);
     const local = await runCli(['cron', '--root', root], { env: { MEMTIER_BIN: 'memtier', MEMTIER_TZ: '' } });
     expect(local.stdout).toContain(`0 9 * * 1 { memtier review --if-upkeep --root ${root} --quiet; } >>`);
@@ -87,7 +87,7 @@ describe('cron', () => {
     expect(units[0]!.content).toContain('Environment=MEMTIER_TZ=UTC\n');
     const o = await runCli(['cron', '--root', root, '--openclaw'], { env: { MEMTIER_BIN: 'memtier' } });
     // upkeep runs as command jobs (no agent, no model); only the day's prose is an agent turn
-    expect(o.stdout).toContain(`openclaw cron add \\\n  --name memtier-consolidate \\\n  --cron '0 3 * * *' \\\n  --tz UTC \\\n  --command-argv '["memtier","consolidate","--if-upkeep","--root","${root}","--quiet"]' \\\n  --command-cwd ${root} \\\n  --command-env MEMTIER_TZ=UTC \\\n  --no-deliver`);
+    expect(o.stdout).toContain(`openclaw cron add \\\n  --name memtier-consolidate \\\n  --cron '0 3 * * *' \\\n  --tz UTC \\\n  --command-argv '["memtier","consolidate","--date","yesterday","--if-upkeep","--root","${root}","--quiet"]' \\\n  --command-cwd ${root} \\\n  --command-env MEMTIER_TZ=UTC \\\n  --no-deliver`);
     expect(o.stdout).toContain(`--name memtier-dream \\\n  --cron '10 3 * * *'`);
     expect(o.stdout).toContain(`--name memtier-review \\\n  --cron '0 9 * * 1'`);
     const oj = JSON.parse((await runCli(['cron', '--root', root, '--openclaw', '--json'], { env: { MEMTIER_BIN: 'memtier' } })).stdout);
@@ -137,7 +137,24 @@ describe('cron', () => {
     const r = await runCli(['cron', '--crontab'], { cwd: root, env: { MEMTIER_ROOT: root } });
     expect(r.code).toBe(0);
     const bin = join(REPO, 'bin', 'memtier.js');
-    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --if-upkeep --root ${root} --quiet; } >>`);
+    expect(r.stdout).toContain(`0 3 * * * { MEMTIER_TZ=UTC ${process.execPath} ${bin} consolidate --date yesterday --if-upkeep --root ${root} --quiet && MEMTIER_TZ=UTC ${process.execPath} ${bin} dream --apply --if-upkeep --root ${root} --quiet; } >>`);
     expect(r.stdout).toContain(`0 9 * * 1 { MEMTIER_TZ=UTC ${process.execPath} ${bin} review --if-upkeep --root ${root} --quiet; } >>`);
+  });
+});
+
+// issue #31 finding 1: the 03:00 job ran consolidate on the new day, three hours old and empty
+describe('the nightly job summarizes the day that ended', () => {
+  it('consolidate --date yesterday at 03:00 summarizes the evening before; the scheduled line passes it', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root], { env: { MEMTIER_GIT: 'off' } })).code).toBe(0);
+    const env = { MEMTIER_GIT: 'off', MEMTIER_TZ: 'UTC' };
+    expect((await runCli(['add', '--root', root, '--now', '2026-12-05T15:00:00Z', '--type', 'DECISION', 'ship the ledger on Monday'], { env })).code).toBe(0);
+    const today = await runCli(['consolidate', '--root', root, '--now', '2026-12-06T03:00:00Z', '--dry-run', '--json'], { env });
+    expect(JSON.parse(today.stdout).date).toBe('2026-12-06');
+    const night = await runCli(['consolidate', '--date', 'yesterday', '--root', root, '--now', '2026-12-06T03:00:00Z', '--json'], { env });
+    expect(night.code, night.stderr).toBe(0);
+    expect(JSON.parse(night.stdout).date).toBe('2026-12-05');
+    expect(readFileSync(join(root, 'memory/reviews/daily/2026-12-05.md'), 'utf8')).toContain('ship the ledger on Monday');
+    expect(jobs('memtier', root)[0]!.commands[0]).toEqual(['memtier', 'consolidate', '--date', 'yesterday', '--if-upkeep', '--root', root, '--quiet']);
   });
 });
