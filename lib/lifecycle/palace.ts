@@ -99,13 +99,14 @@ function unique(entries: MemEntry[], preferHome: boolean): MemEntry[] {
     if (!had) { byId.set(e.id, e); continue; }
     if (preferHome === LOG_KINDS.has(had.kind) && preferHome !== LOG_KINDS.has(e.kind)) byId.set(e.id, e);
   }
-  return [...out, ...byId.values()].sort(byDayThenPath);
+  return byDayThenPath([...out, ...byId.values()]);
 }
 
-function byDayThenPath(a: MemEntry, b: MemEntry): number {
-  const ka = `${a.day ?? '0000'} ${a.time ?? ''} ${a.path} ${String(a.line).padStart(6, '0')}`;
-  const kb = `${b.day ?? '0000'} ${b.time ?? ''} ${b.path} ${String(b.line).padStart(6, '0')}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+/** Sorted by day, time, path and line: each entry's key made once, not twice per comparison. */
+function byDayThenPath(es: MemEntry[]): MemEntry[] {
+  const keyed = es.map((e) => ({ e, k: `${e.day ?? '0000'} ${e.time ?? ''} ${e.path} ${String(e.line).padStart(6, '0')}` }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return keyed.map((x) => x.e);
 }
 
 function page(title: string, intro: string, body: string[]): string {
@@ -121,7 +122,10 @@ export function timelineView(entries: MemEntry[]): string {
   // a log's entries, and a person's daily note's (memory/Daily/2026-11-20.md: a note dated by its name)
   const logs = unique(entries.filter((e) => (LOG_KINDS.has(e.kind) || (e.kind === 'note' && classify(e.path).date !== undefined)) && e.day && !e.superseded), false);
   const days = new Map<string, MemEntry[]>();
-  for (const e of logs) days.set(e.day!, [...(days.get(e.day!) ?? []), e]);
+  for (const e of logs) {
+    const d = days.get(e.day!);
+    if (d) d.push(e); else days.set(e.day!, [e]);
+  }
   const order = [...days.keys()].sort().reverse();
   const shown = order.slice(0, TIMELINE_DAYS);
   const body: string[] = [];
@@ -147,7 +151,9 @@ function byTag(entries: MemEntry[]): string[] {
   const groups = new Map<string, MemEntry[]>();
   for (const e of entries) {
     const tag = e.tags.find((t) => t !== 'friction') ?? '';
-    groups.set(tag, [...(groups.get(tag) ?? []), e]);
+    // pushed, not copied: a copy per entry made a tag of N entries cost N²/2 (a log-heavy memory)
+    const g = groups.get(tag);
+    if (g) g.push(e); else groups.set(tag, [e]);
   }
   const out: string[] = [];
   for (const tag of [...groups.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : a < b ? -1 : 1))) {
@@ -175,7 +181,10 @@ function notesByTag(ctx: Ctx): string[] {
     const l2 = (text ?? '').split('\n').slice(0, 3).find((l) => /^\s*#?tags\s*:/i.test(l));
     if (!l2) continue;
     const tags = l2.replace(/^\s*#?tags\s*:\s*/i, '').replace(/[[\]]/g, '').split(/[,\s]+/).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
-    for (const t of tags) groups.set(t, [...(groups.get(t) ?? []), rel]);
+    for (const t of tags) {
+      const g = groups.get(t);
+      if (g) g.push(rel); else groups.set(t, [rel]);
+    }
   }
   if (groups.size === 0) return [];
   const out = ['## Notes by tag'];
