@@ -32,6 +32,40 @@ export function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
+/** A negative number (`-1`, `-0.5`, `-.5`): the value of the flag before it, never a flag of its own. */
+const NEGATIVE_NUMBER = /^-(?:\d|\.\d)/;
+
+/**
+ * `--k -1` as `--k=-1`: parseArgs takes a value starting with "-" only in that form (it calls the
+ * other "ambiguous"), and no flag of memtier's is a digit, so a negative number after a flag that
+ * takes a value is that value (then refused or taken by the flag's own rule, with a clear message).
+ */
+function joinNegativeValues(argv: string[], all: FlagSpec[]): string[] {
+  const valued = new Map<string, string>();
+  for (const f of all) {
+    if (f.type === 'boolean') continue;
+    valued.set(`--${f.name}`, f.name);
+    if (f.short) valued.set(`-${f.short}`, f.name);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') { out.push(...argv.slice(i)); break; }
+    const name = valued.get(a);
+    const next = argv[i + 1];
+    if (name !== undefined && next !== undefined && NEGATIVE_NUMBER.test(next)) { out.push(`--${name}=${next}`); i++; continue; }
+    out.push(a);
+  }
+  return out;
+}
+
+/** What a number flag takes, for its refusal: "a positive whole number", "a number, 0 or more". */
+function numberRule(f: FlagSpec): string {
+  const min = f.min ?? 0;
+  if (f.integer) return min === 1 ? 'a positive whole number' : min === 0 ? 'a whole number, 0 or more' : `a whole number, ${min} or more`;
+  return min === 0 ? 'a number, 0 or more' : `a number, ${min} or more`;
+}
+
 export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv: string[]): Args & { global: Record<string, FlagValue> } {
   const all = [...GLOBAL_FLAGS, ...spec.flags];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
@@ -42,10 +76,22 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(argv, all), options, allowPositionals: true, strict: true });
   } catch (e) {
+    const raw = (e as Error).message;
+    // a flag without its value ("--k" last, or "--type -x"): said plainly, node's own wording
+    // (three lines, quoting the argument) is not passed on
+    const valueless = /^Option '(-[^' ]+)(?: <value>)?' argument (missing|is ambiguous)/.exec(raw);
+    if (valueless) {
+      const f = all.find((x) => `--${x.name}` === valueless[1] || `-${x.short}` === valueless[1]);
+      const flag = f ? `--${f.name}` : quoteInput(valueless[1]!);
+      throw new UsageError(
+        `${spec.name}: ${flag} needs a value${valueless[2] === 'missing' ? '' : ' (the argument after it starts with "-")'}`,
+        `give it after the flag: ${flag} ${f?.value ?? 'VALUE'}; a value that starts with "-" is written ${flag}=-VALUE (see "memtier ${spec.name} --help")`,
+      );
+    }
     // parseArgs quotes the offending argument: never echo a credential, nor 10 MB of it
-    const msg = (e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/'([\s\S]*)'/, (_m, v: string) => `'${quoteInput(v)}'`);
+    const msg = raw.replace(/\. To specify a positional.*$/s, '').replace(/'([\s\S]*)'/, (_m, v: string) => `'${quoteInput(v)}'`);
     throw new UsageError(`${spec.name}: ${msg}`, `see "memtier ${spec.name} --help"`);
   }
   const flags: Record<string, FlagValue> = {};
@@ -58,6 +104,9 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
       const n = Number(raw);
       if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) {
         throw new UsageError(`${spec.name}: --${f.name} expects a number, got "${quoteInput(String(raw))}"`, `for example --${f.name} ${f.default ?? 10}`);
+      }
+      if (n < (f.min ?? 0) || (f.integer && !Number.isInteger(n))) {
+        throw new UsageError(`${spec.name}: --${f.name} takes ${numberRule(f)}, got ${quoteInput(String(raw).trim())}`, `for example --${f.name} ${f.default ?? Math.max(1, f.min ?? 0)}`);
       }
       v = n;
     } else if (f.type === 'list') {

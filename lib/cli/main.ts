@@ -66,7 +66,10 @@ async function recoverCommits(ctx: Ctx): Promise<void> {
   if (!existsSync(join(ctx.root, '.memtier', 'commit-pending'))) return;
   const git = await lazyImport('git/index.js', () => import('../git/index.js'));
   try {
-    for (const r of git.recoverPendingCommits(ctx)) if (r.committed) ctx.log.info(`committed the changes of an interrupted command (${r.files.length} file(s), ${r.commit?.slice(0, 10)})`);
+    for (const r of git.recoverPendingCommits(ctx)) {
+      if (r.committed) ctx.log.info(`committed the changes of an interrupted command (${r.files.length} file(s), ${r.commit?.slice(0, 10)})`);
+      for (const x of r.refused ?? []) ctx.log.warn(`did not commit ${x.path}, recorded by an interrupted command: it ${x.why}; it stays uncommitted (look at it, then commit it by hand or fix it)`);
+    }
   } catch (e) {
     ctx.log.warn(`could not commit an interrupted command's changes: ${(e as Error).message}`);
   }

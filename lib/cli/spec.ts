@@ -16,6 +16,10 @@ export interface FlagSpec {
   default?: string | number | boolean;
   /** Allowed values for string flags. */
   choices?: readonly string[];
+  /** Number flags: the smallest value allowed (default 0: no number flag takes a negative). */
+  min?: number;
+  /** Number flags: whole numbers only. */
+  integer?: boolean;
 }
 
 export type FlagValue = string | number | boolean | string[] | undefined;

@@ -293,7 +293,7 @@ left out whole and listed.
 
 Read-only. A rotation a crash interrupted (files in memory/.rotating/) is reported; the next
 writing command finishes it.`,
-  flags: [{ name: 'max-chars', type: 'number', value: 'N', description: `character budget for the whole output (default ${DEFAULT_MAX_CHARS})`, default: DEFAULT_MAX_CHARS }],
+  flags: [{ name: 'max-chars', type: 'number', value: 'N', description: `character budget for the whole output (default ${DEFAULT_MAX_CHARS})`, default: DEFAULT_MAX_CHARS, integer: true, min: 1 }],
   examples: ['memtier boot', 'memtier boot --max-chars 8000', 'memtier boot --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     if (args.positionals.length) throw new UsageError('boot takes no arguments', 'e.g. memtier boot --max-chars 8000');

@@ -9,7 +9,7 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { PATHS } from '../format/layout.js';
 import { assertSessionId, INVISIBLE_CHARS } from '../store/guards/paths.js';
-import { assertNoSecrets } from '../store/guards/secrets.js';
+import { assertNoSecrets, quoteInput } from '../store/guards/secrets.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 
 export const DEFAULT_TTL = 3600;
@@ -19,6 +19,7 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w
 /** `--ttl`: seconds (`600`) or a duration (`90s`, `30m`, `2h`, `7d`, `1w`); 0 = never expires. */
 export function parseTtl(value: string | undefined): number {
   if (value === undefined) return DEFAULT_TTL;
+  if (/^\s*-/.test(value)) throw new UsageError(`--ttl takes a duration, 0 or more, got ${quoteInput(value.trim())}`, 'give seconds or a number with s, m, h, d or w: --ttl 600, --ttl 30m, --ttl 2h (0 = never expires)');
   const m = /^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$/i.exec(value);
   if (!m) throw new UsageError(`--ttl "${value.slice(0, 40)}" is not a duration`, 'give seconds or a number with s, m, h, d or w: --ttl 600, --ttl 30m, --ttl 2h (0 = never expires)');
   return Math.round(Number(m[1]) * UNIT_SECONDS[(m[2] || 's').toLowerCase()]!);

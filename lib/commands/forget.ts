@@ -22,10 +22,12 @@ untouched (exit 2, "conflict"); an ambiguous or missing ENTRY is refused with th
 forgetting an id again changes nothing. The line is saved to the trash before it is removed: a trash
 that cannot take it (memory/.trash a file or a link) stops the command with nothing removed.
 --purge keeps nothing: the entry's lines are removed and taken out of memory/.trash/ as well (the
-forgotten files, the buffer copies rotation left there); in a git memory it prints how to take the
-line out of git history too (git filter-repo), which memtier never rewrites itself.`,
+forgotten files, the buffer copies rotation left there), its SESSION-STATE.md item out of every
+snapshot (memory/.snapshots/), and recall's cache (.memtier/recall-cache.json) is emptied; in a git
+memory it prints how to take the line out of git history too (git filter-repo), which memtier never
+rewrites itself. "wal restore" of a snapshot leaves out the items of forgotten entries.`,
   flags: [
-    { name: 'purge', type: 'boolean', description: 'keep nothing: take the lines out of memory/.trash/ too (git history: see the printed hint)' },
+    { name: 'purge', type: 'boolean', description: 'keep nothing: take the lines out of memory/.trash/ and the state snapshots too (git history: see the printed hint)' },
     { name: 'dry-run', type: 'boolean', description: 'show what would be removed, write nothing' },
   ],
   examples: ['memtier forget ^k2j3mx0a1b', 'memtier forget memory/episodic/2026-05-14.md:12 --dry-run', 'memtier forget ^k2j3mx0a1b --purge'],

@@ -1,13 +1,13 @@
 /**
  * `memtier get PATH[:FROM[-TO]]` (OpenClaw's memory_get): a memory file, or a 1-based line range
- * of it, read strictly, with the path kept inside the memory root.
+ * of it, read strictly, with the path kept inside the memory root and to memory files
+ * (memory/memory-file.ts).
  */
-import { isAbsolute, relative, sep } from 'node:path';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { parseEntries } from '../format/entry.js';
-import { resolveInside } from '../store/guards/paths.js';
+import { memoryFileRel } from '../memory/memory-file.js';
 import { readMemoryFile } from '../store/store.js';
 
 export interface GetSpec { path: string; from?: number; to?: number; /** `PATH#^id`: the line holding that entry. */ id?: string }
@@ -36,13 +36,8 @@ export interface GetResult { path: string; from: number; to: number; lines: numb
 
 export function getRange(root: string, arg: string): GetResult {
   const spec = parseGetSpec(arg);
-  let rel = spec.path;
-  if (isAbsolute(rel)) {
-    const r = relative(root, rel);
-    if (r && !r.startsWith('..') && !isAbsolute(r)) rel = r.split(sep).join('/');
-  }
-  rel = rel.replace(/^\.\/+/, '');
-  resolveInside(root, rel);
+  // inside the root, and a memory file (never .git/config, .env, a key, the trash): refused unread
+  const rel = memoryFileRel(root, spec.path);
   const text = readMemoryFile(root, rel);
   if (text === undefined) {
     throw new MemtierError(`no such file: ${rel}`, { code: 'missing', file: rel, hint: 'give a path relative to the memory root, as search and boot print it (e.g. memory/episodic/2026-05-14.md)' });
@@ -75,7 +70,10 @@ export const command: CommandSpec = {
 PATH:12 is line 12, PATH:12-20 lines 12 to 20, PATH:12- from line 12 to the end. A TO past the
 end stops at the last line. Citations as search and recall print them work too: PATH#L12,
 PATH#L12-L20, and PATH#^ID (the line of the entry with that id). PATH is relative to the memory root (as search, recall and boot
-print it); it can never leave the root. Files are read strictly (UTF-8 text, size limit).`,
+print it); it can never leave the root, and only memory files are read: MEMORY.md, SESSION-STATE.md,
+todos.md, DREAMS.md, USER.md, TOOLS.md and the .md files under memory/ and knowledge/ (not in dot
+folders such as memory/.trash); anything else (.git/, .env, .memtier/) is refused (not-memory).
+Files are read strictly (UTF-8 text, size limit).`,
   flags: [],
   examples: ['memtier get MEMORY.md', 'memtier get memory/episodic/2026-05-14.md:10-20', 'memtier get memory/semantic/decisions.md:5 --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {

@@ -11,6 +11,20 @@ import { localDate } from '../core/clock.js';
 import type { Fact } from '../graph/facts.js';
 
 /**
+ * Is `e` a write the memory's state cannot take (read-only filesystem, no permission, an immutable
+ * .memtier/, a full disk)? Recall's own writes (its history, the fact weights) are then skipped:
+ * the answer does not depend on them.
+ */
+function cannotWriteState(e: unknown): boolean {
+  if (e instanceof MemtierError && e.code === 'read-only') return true;
+  for (let c: unknown = e; c instanceof Error; c = c.cause) {
+    const code = (c as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+  }
+  return false;
+}
+
+/**
  * Graph enrichment (seed 003): facts up to two hops from the entities the query names, from
  * memory/graph/facts.md, as many as the budget left allows; the facts recalled together gain
  * Hebbian weight. Only facts.md is read here (one file; note relations are for "memtier graph").
@@ -44,7 +58,9 @@ async function graphFacts(ctx: Ctx, query: string, room: number, record: boolean
     used.push(c);
     left -= line.length + 1;
   }
-  if (record && used.length > 1) reinforce(ctx, used.map((u) => u.fact));
+  if (record && used.length > 1) {
+    try { reinforce(ctx, used.map((u) => u.fact)); } catch (e) { if (!cannotWriteState(e)) throw e; /* the weights are an optimization */ }
+  }
   return { lines, json: used.map((u) => ({ subject: u.fact.subject, predicate: u.fact.predicate, object: u.fact.object, ...(u.fact.id ? { id: u.fact.id } : {}), hops: u.hops })) };
 }
 
@@ -71,7 +87,8 @@ export const command: CommandSpec = {
     'message = the last user message; recent (default) = the last 2 user turns and 1 assistant turn (220/180 characters each);',
     'full = every turn. Identical queries within 15 s on an unchanged memory are served from .memtier/recall-cache.json',
     '(any write, hand edit or moved file since makes the next recall compute again). Every entry shown is',
-    'recorded in the recall history (.memtier/recall-history.json), which drives activation, the hot tier and dream.',
+    'recorded in the recall history (.memtier/recall-history.json), which drives activation, the hot tier and dream;',
+    'a memory whose .memtier/ cannot be written (read-only, no permission) still answers, unrecorded and uncached, with a warning.',
     'Prints nothing (exit 0) when nothing is relevant.',
   ].join('\n'),
   flags: [
@@ -79,7 +96,7 @@ export const command: CommandSpec = {
     { name: 'messages', type: 'string', value: 'FILE', description: 'JSON list of {role, content} messages ("-" reads stdin)' },
     { name: 'query-mode', type: 'string', value: 'MODE', description: 'how to build the query from --messages', default: 'recent', choices: ['message', 'recent', 'full'] },
     { name: 'context-used', type: 'number', value: 'F', description: 'fraction (0–1) of the context window in use; sets the entry budget', default: 0 },
-    { name: 'max-chars', type: 'number', value: 'N', description: 'maximum characters of the block', default: 2000 },
+    { name: 'max-chars', type: 'number', value: 'N', description: 'maximum characters of the block', default: 2000, integer: true, min: 1 },
     { name: 'include-faded', type: 'boolean', description: 'also include entries whose activation fell below 0.15' },
     { name: 'no-record', type: 'boolean', description: 'do not record this recall in the history (dry run)' },
   ],
@@ -106,9 +123,21 @@ export const command: CommandSpec = {
     if (!(used >= 0 && used <= 1)) throw new UsageError(`--context-used expects a fraction between 0 and 1, got ${used}`, 'e.g. --context-used 0.45 for 45 %');
     const maxChars = flagNumber(args, 'max-chars') ?? 2000;
     if (!(maxChars > 0)) throw new UsageError(`--max-chars expects a positive number, got ${maxChars}`);
-    const block = await recall(ctx, query ?? '', { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record') });
+    const opts = { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record') };
+    let record = !opts.noRecord;
+    let block: Awaited<ReturnType<typeof recall>>;
+    try {
+      block = await recall(ctx, query ?? '', opts);
+    } catch (e) {
+      // a memory whose .memtier/ cannot be written (read-only, immutable, another user's, full)
+      // still answers: without recording the recall in the history (nor caching it)
+      if (!record || !cannotWriteState(e)) throw e;
+      ctx.log.warn(`recall not recorded in the recall history: ${(e as Error).message.replace(/: nothing was written$/, '')}`);
+      record = false;
+      block = await recall(ctx, query ?? '', { ...opts, noRecord: true });
+    }
     const strip = (r: (typeof block.results)[number]) => { const { line_text: _l, ...rest } = r; return rest; };
-    const facts = await graphFacts(ctx, query ?? '', maxChars - block.text.length, !flagBool(args, 'no-record'));
+    const facts = await graphFacts(ctx, query ?? '', maxChars - block.text.length, record);
     const text = facts.lines.length ? `${block.text}${block.text ? '\n\n' : ''}Related facts (memory/graph/facts.md):\n${facts.lines.join('\n')}` : block.text;
     return {
       text,

@@ -12,9 +12,23 @@ import { lazyImport } from '../core/lazy.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Why `YYYY-MM-DD` is not a day of the calendar (2026-13-45, 2026-02-30, 0000-00-00), or undefined when it is one. */
+export function notACalendarDay(v: string): string | undefined {
+  const [y, m, d] = v.split('-').map(Number) as [number, number, number];
+  if (y < 1) return `there is no year ${v.slice(0, 4)}`;
+  if (m < 1 || m > 12) return `there is no month ${v.slice(5, 7)}`;
+  const days = new Date(Date.UTC(2000, m, 0)).getUTCDate() - (m === 2 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)) ? 1 : 0);
+  if (d < 1 || d > days) return `${v.slice(0, 7)} has ${days} days`;
+  return undefined;
+}
+
 function dateFlag(args: Args, name: string): string | undefined {
   const v = flagString(args, name);
-  if (v !== undefined && !DATE.test(v)) throw new UsageError(`search: --${name} expects a date YYYY-MM-DD, got "${v}"`, `for example --${name} 2026-05-01`);
+  if (v === undefined) return v;
+  if (!DATE.test(v)) throw new UsageError(`search: --${name} expects a date YYYY-MM-DD, got "${quoteInput(v)}"`, `for example --${name} 2026-05-01`);
+  // a day that does not exist matched nothing ("no match", exit 0) or, rolled over, the wrong days
+  const why = notACalendarDay(v);
+  if (why) throw new UsageError(`search: --${name} is not a real date: "${v}" (${why})`, `give a day of the calendar, YYYY-MM-DD, for example --${name} 2026-05-01`);
   return v;
 }
 
@@ -23,7 +37,7 @@ export function searchOptionsFromArgs(args: Args): SearchOptions {
   const opts: SearchOptions = {};
   const k = flagNumber(args, 'k');
   if (k !== undefined) {
-    if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k expects a positive whole number, got ${k}`, 'for example --k 10');
+    if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k takes a positive whole number, got ${k}`, 'for example --k 10');
     opts.k = k;
   }
   const tags = flagList(args, 'tags');
@@ -72,7 +86,8 @@ function render(resp: SearchResponse, explain: boolean): string {
   resp.results.forEach((r, i) => {
     const meta = [r.type && `[${r.type}]`, r.date, r.tier, r.tags.length ? r.tags.map((t) => `#${t}`).join(' ') : undefined].filter(Boolean).join(' ');
     out.push(`${i + 1}. ${citation(r)}${r.id ? ` ^${r.id}` : ''}  ${meta}  score ${r.score}${r.via !== 'terms' ? ` (via ${r.via === 'context' ? 'a neighbouring entry' : 'the time range'})` : ''}`);
-    out.push(`   ${r.heading ? `${r.heading} — ` : ''}${oneLineText(r.text)}`);
+    // a note that is its title alone: the title once, not "Title — Title"
+    out.push(`   ${r.heading && r.heading !== r.text.trim() ? `${r.heading} — ` : ''}${oneLineText(r.text)}`);
     if (r.duplicates?.length) out.push(`   (+${r.duplicates.length} near-duplicate${r.duplicates.length > 1 ? 's' : ''}: ${r.duplicates.join(', ')})`);
     if (explain && r.explain) out.push(`   explain: ${Object.entries(r.explain).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   });
@@ -99,7 +114,7 @@ export const command: CommandSpec = {
     'total, rate, time left) when stderr is a terminal, and nothing in a pipe or with --json / --quiet.',
   ].join('\n'),
   flags: [
-    { name: 'k', type: 'number', value: 'N', description: 'number of results', default: 10 },
+    { name: 'k', type: 'number', value: 'N', description: 'number of results', default: 10, integer: true, min: 1 },
     { name: 'tags', type: 'list', value: 'A,B', description: 'only entries carrying all these tags (inline #tags or frontmatter tags)' },
     { name: 'type', type: 'string', value: 'TYPE', description: 'only entries of this type (PREF, DECISION, PROJ, TECH, LESSON, PEOPLE, EVENT, TEMP)' },
     { name: 'since', type: 'string', value: 'YYYY-MM-DD', description: 'only dated entries on or after this day' },

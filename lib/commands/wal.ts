@@ -14,8 +14,9 @@ import { assertSessionId } from '../store/guards/paths.js';
 import { quoteInput } from '../store/guards/secrets.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { walWrite, WAL_KINDS, type WalKind } from '../wal/wal.js';
+import { lazyImport } from '../core/lazy.js';
 
-export const SNAPSHOT_DIR = 'memory/.snapshots';
+export const SNAPSHOT_DIR = PATHS.snapshots;
 
 
 function snapshots(ctx: Ctx): { name: string; mtime: number }[] {
@@ -105,8 +106,10 @@ pending/done/blocker → [PROJ] pending:/done:/blocker: …
 "done" removes the matching item from Pending (or Blockers). An inline #tag must be in memory/TAGS.md:
 another is refused (exit 2, nothing written) with the closest tags and how to add one.
 Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
-newest, and first snapshots the current state as before-restore-STAMP. snapshot --if-changed writes
-nothing when the newest snapshot already holds the same state (what host hooks use after each turn).`,
+newest, and first snapshots the current state as before-restore-STAMP. An item of an entry forgotten
+since the snapshot was taken (memtier forget) is left out of the restored state, and the output says
+which (section and ^id). snapshot --if-changed writes nothing when the newest snapshot already holds
+the same state (what host hooks use after each turn).`,
   subcommands: {
     task: 'set the current task', decide: 'log a decision or correction', context: 'set a key fact (deadline, preference, …)',
     pending: 'add a pending item', done: 'mark an item done', blocker: 'add a blocker',
@@ -152,14 +155,22 @@ nothing when the newest snapshot already holds the same state (what host hooks u
       if (!name) throw new MemtierError('there are no snapshots', { code: 'missing', file: SNAPSHOT_DIR, hint: 'make one with: memtier wal snapshot [NAME]' });
       const rel = `${SNAPSHOT_DIR}/${snapshotName(ctx, name)}.md`;
       const backup = `${SNAPSHOT_DIR}/before-restore-${localStamp(ctx.clock.now(), ctx.clock.tz).replace(/:/g, '')}.md`;
+      // what was forgotten since the snapshot was taken stays forgotten (lifecycle/forgotten.ts)
+      const { forgottenEntries, stateWithoutForgotten } = await lazyImport('lifecycle/forgotten.js', () => import('../lifecycle/forgotten.js'));
+      const forgotten = forgottenEntries(ctx);
+      let left: { id?: string; item: string }[] = [];
       openStore(ctx).mutate((tx) => {
         const snap = tx.read(rel);
         if (snap === undefined) throw new MemtierError(`no snapshot named "${name}"`, { code: 'missing', file: rel, hint: `available: ${all.map((s) => s.name).join(', ') || 'none'}` });
+        const kept = stateWithoutForgotten(snap, forgotten);
+        left = kept.left;
         const cur = tx.read(PATHS.sessionState);
-        if (cur !== undefined && cur !== snap && !tx.exists(backup)) tx.write(backup, cur, { expected: null });
-        tx.write(PATHS.sessionState, snap, { expected: cur ?? null });
+        if (cur !== undefined && cur !== kept.text && !tx.exists(backup)) tx.write(backup, cur, { expected: null });
+        tx.write(PATHS.sessionState, kept.text, { expected: cur ?? null });
       });
-      return { text: `restored ${PATHS.sessionState} from ${rel}`, json: { ok: true, snapshot: name, path: rel } };
+      // the items are named by section and id, never quoted: a forgotten entry's text is not shown again
+      const note = left.length ? `; left out ${left.length} item${left.length === 1 ? '' : 's'} of forgotten entries: ${left.map((l) => `${l.item.split(':')[0]}${l.id ? ` (^${l.id})` : ''}`).join(', ')}` : '';
+      return { text: `restored ${PATHS.sessionState} from ${rel}${note}`, json: { ok: true, snapshot: name, path: rel, ...(left.length ? { leftOut: left.map((l) => ({ section: l.item.split(':')[0], ...(l.id ? { id: l.id } : {}) })) } : {}) } };
     }
     throw new UsageError(`unknown wal subcommand "${sub}"`, `one of: ${[...WAL_KINDS, 'get', 'snapshot', 'restore'].join(', ')}`);
   },

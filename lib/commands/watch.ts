@@ -15,7 +15,7 @@ import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { version } from '../core/version.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { ask, readWatchInfo, SOCKET_FILE, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
+import { ask, readWatchInfo, SOCKET_FILE, trustedWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { startServer, type ServerStatus } from '../watch/server.js';
 import { assertStateDir } from '../store/state-dir.js';
 
@@ -27,9 +27,17 @@ function binPath(): string {
   return bin;
 }
 
+/** Why the announcement of `root` is not trusted (another user could have written it or listen behind it), if so. */
+function distrusted(root: string): string | undefined {
+  const t = trustedWatchInfo(root);
+  return t && 'why' in t ? t.why : undefined;
+}
+
 async function running(root: string): Promise<{ info: WatchInfo; status: ServerStatus } | undefined> {
-  const info = readWatchInfo(root);
-  if (!info) return undefined;
+  // an announcement another local user could have written or be listening behind is none
+  const t = trustedWatchInfo(root);
+  if (!t || 'why' in t) return undefined;
+  const info = t.info;
   const r = await ask(info.socket, { op: 'status' }, 1500);
   return r && r.ok && 'status' in r ? { info, status: r.status as ServerStatus } : undefined;
 }
@@ -58,8 +66,8 @@ async function stop(ctx: Ctx, waitMs: number): Promise<CommandResult> {
 async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
   const r = await running(ctx.root);
   if (r) return { text: `memtier watch is already running (pid ${r.info.pid})`, json: { ok: true, running: true, pid: r.info.pid, already: true } };
-  mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
-  const log = openSync(join(ctx.root, WATCH_LOG), 'a');
+  mkdirSync(join(ctx.root, '.memtier'), { recursive: true, mode: 0o700 });
+  const log = openSync(join(ctx.root, WATCH_LOG), 'a', 0o600);
   let pid: number | undefined;
   try {
     const child = spawn(process.execPath, [binPath(), 'watch', '--root', ctx.root], { detached: true, stdio: ['ignore', log, log], env: ctx.env, cwd: ctx.root });
@@ -109,7 +117,10 @@ export const command: CommandSpec = {
     if (!flagBool(args, 'status') && !flagBool(args, 'stop')) assertStateDir(ctx.root, 'memtier watch');
     if (flagBool(args, 'status')) {
       const r = await running(ctx.root);
-      if (!r) return { text: `memtier watch is not running for ${ctx.root}`, json: { ok: true, running: false }, exitCode: 1 };
+      if (!r) {
+        const why = distrusted(ctx.root);
+        return { text: `memtier watch is not running for ${ctx.root}${why ? ` (${WATCH_FILE} is ignored: ${why}; search and recall run in their own process)` : ''}`, json: { ok: true, running: false, ...(why ? { ignored: why } : {}) }, exitCode: 1 };
+      }
       return { text: describe(r.status), json: { ok: true, running: true, ...r.status } };
     }
     if (flagBool(args, 'stop')) return stop(ctx, waitMs);

@@ -26,6 +26,8 @@ export const PATHS = {
   trash: 'memory/.trash',
   /** Ids of forgotten entries, one `^id forgotten STAMP` a line (no text): how a removal reaches the other clones of a git memory. */
   forgotten: 'memory/.forgotten',
+  /** Named snapshots of SESSION-STATE.md (`wal snapshot`, host hooks): verbatim copies, committed. */
+  snapshots: 'memory/.snapshots',
   /** The machine that runs the scheduled upkeep of a memory shared by several (lib/lifecycle/upkeep-role.ts). */
   upkeep: 'memory/.upkeep',
   knowledge: 'knowledge',
@@ -135,6 +137,30 @@ export const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, P
 
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
 
+/** Is a folder of this name (under memory/ or knowledge/) left out of the memory? Dot folders, .trash and the ones above. */
+function skipsDir(name: string): boolean {
+  return SKIP_DIRS.has(name) || name.startsWith('.');
+}
+
+/**
+ * Is `rel` (root-relative, forward slashes, no `.` or `..` part) a path listMemoryFiles would list:
+ * a root file memtier knows (ROOT_FILES), or a `.md` file under memory/ or knowledge/ outside the
+ * folders it skips (dot folders such as .trash, .snapshots, .git; scripts/, node_modules/)?
+ * What `get`, MCP's memory_get and its resources may print: nothing else under the root (.git/config,
+ * .env, a key in .ssh/, AGENTS.md, the trash) is memory.
+ */
+export function isMemoryPath(rel: string): boolean {
+  if ((ROOT_FILES as readonly string[]).includes(rel)) return true;
+  const parts = rel.split('/');
+  if (parts.length < 2 || (parts[0] !== PATHS.memoryDir && parts[0] !== PATHS.knowledge)) return false;
+  const name = parts[parts.length - 1]!;
+  if (!name.endsWith('.md') || parts.some((p) => p === '' || p === '.' || p === '..')) return false;
+  return !parts.slice(1, -1).some(skipsDir);
+}
+
+/** What isMemoryPath admits, in words (for a refusal). */
+export const MEMORY_PATHS_TEXT = `${ROOT_FILES.join(', ')}, and .md files under ${PATHS.memoryDir}/ and ${PATHS.knowledge}/ (not in dot folders such as ${PATHS.trash})`;
+
 /**
  * Every markdown file of the memory (root-level *.md that memtier owns plus everything under
  * memory/ and knowledge/), sorted, as root-relative paths. Skips .trash, .memtier, dot folders
@@ -148,7 +174,7 @@ export function listMemoryFiles(root: string): string[] {
     for (const d of ents) {
       const rel = relDir ? `${relDir}/${d.name}` : d.name;
       if (d.isDirectory()) {
-        if (SKIP_DIRS.has(d.name) || d.name.startsWith('.')) continue;
+        if (skipsDir(d.name)) continue;
         walk(rel);
       } else if (d.isFile() && d.name.endsWith('.md')) {
         out.push(rel);

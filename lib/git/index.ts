@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { gitWriteBlocker } from '../core/git-state.js';
-import { deadCommitRecords, gitEnabled, openStore } from '../store/store.js';
+import { deadCommitRecords, gitEnabled, openStore, vetForCommit, type CommitRefusal } from '../store/store.js';
 
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
 export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
@@ -161,6 +161,8 @@ export interface CommitResult {
   sha?: string;
   files: string[];
   recoveredLock?: boolean;
+  /** A recovered commit: the recorded paths left out, as what is there now fails the store's guards. */
+  refused?: CommitRefusal[];
 }
 
 function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
@@ -224,6 +226,10 @@ export function autoCommit(ctx: Ctx, files: string[] | 'all', message: string): 
  * each left its record of paths in .memtier/commit-pending/ (lib/store); those paths are committed
  * now, one recovered commit per dead command, and the record removed. Runs before a command on a
  * git memory, so the recovered changes are not swept into that command's own commit.
+ *
+ * Only what would pass the store's guards now is committed (vetForCommit): the file may have
+ * changed since the dead command wrote it (a credential pasted in, a hard link to a file outside
+ * the memory put in its place). A refused path is left uncommitted and listed in `refused`.
  */
 export function recoverPendingCommits(ctx: Ctx): CommitResult[] {
   if (!gitEnabled(ctx.env) || !isGitRepo(ctx.root)) return [];
@@ -231,9 +237,10 @@ export function recoverPendingCommits(ctx: Ctx): CommitResult[] {
   if (dead.length === 0 || gitWriteBlocker(ctx.root)) return [];
   return openStore(ctx).mutate(() => dead.map((d) => {
     if (!existsSync(d.file)) return { committed: false, reason: 'recovered by another process', files: [] };
-    const r = commitNow(ctx, d.paths, `memtier recover: commit of an interrupted command (pid ${d.pid}${d.time ? `, started ${d.time}` : ''})\n\nThis command was stopped between its writes and its git commit; the next memtier\ncommand committed the paths it had recorded in .memtier/commit-pending/.`);
+    const { ok, refused } = vetForCommit(ctx.root, d.paths);
+    const r = commitNow(ctx, ok, `memtier recover: commit of an interrupted command (pid ${d.pid}${d.time ? `, started ${d.time}` : ''})\n\nThis command was stopped between its writes and its git commit; the next memtier\ncommand committed the paths it had recorded in .memtier/commit-pending/.`);
     rmSync(d.file, { force: true });
-    return r;
+    return refused.length ? { ...r, refused } : r;
   }));
 }
 

@@ -232,9 +232,23 @@ async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport>
   const snap = loadSnapshot(ctx.root, { lazy: true });
   const kept = readKept(ctx);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
-  const checks = reusing((opts.checks ?? CHECKS).filter((c) => c.severity === 'fail'), kept, false);
+  const checks = reusing(failingChecks(opts.checks ?? CHECKS), kept, false);
   const pass = await runChecks(checks, snap, env);
   return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
+}
+
+/**
+ * What `health --quiet` runs: every check that can FAIL — those whose main finding is a FAIL
+ * whole, the others' FAIL part alone (Check.failures: disk's memory that cannot be written).
+ * A quiet run is the agent's check before an answer: it must never pass what a full run fails.
+ */
+export function failingChecks(checks: readonly Check[]): Check[] {
+  const out: Check[] = [];
+  for (const c of checks) {
+    if (c.severity === 'fail') out.push(c);
+    else if (c.failures) { const failures = c.failures.bind(c); out.push({ ...c, run: (snap, env) => failures(snap, env) }); }
+  }
+  return out;
 }
 
 function report(ctx: Ctx, pass: Pass, figures: Record<string, Record<string, unknown>>, fixed: string[]): HealthReport {

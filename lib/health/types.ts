@@ -79,6 +79,12 @@ export interface Check {
   doc: CheckDoc;
   run(snap: Snapshot, env: CheckEnv): CheckOutput | Finding[] | Promise<CheckOutput | Finding[]>;
   /**
+   * A check whose main finding is milder (WARN, info) but that can FAIL too: the part of run()
+   * that finds its FAILs, what `health --quiet` runs instead of the whole check (a quiet run must
+   * never pass what a full run fails). A check that can FAIL has severity 'fail' or this.
+   */
+  failures?(snap: Snapshot, env: CheckEnv): Finding[] | Promise<Finding[]>;
+  /**
    * What run() takes of each file through summaryOf (summary.ts), worked out a file at a time:
    * a full run whose summaries of some files are not kept calls it once, then what it returns for
    * each such file while the file's text is at hand, before any check runs, and lets go of the

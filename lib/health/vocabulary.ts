@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { parseEntryLine } from '../format/entry.js';
 import { PATHS } from '../format/layout.js';
 import { readMemoryFile } from '../store/store.js';
+import { hasInvisible, showInvisible } from '../store/guards/text.js';
 import { frontmatterBlock, heading } from './markdown.js';
 
 /** Tags memtier itself writes, allowed whatever TAGS.md says (seed 004's friction log). */
@@ -72,7 +73,17 @@ export function unknownTagHint(unknown: string[], vocabulary: string[]): string 
   const list = vocabulary.length <= 40
     ? `use one of: ${vocabulary.join(', ')}`
     : close.length ? `closest in memory/TAGS.md: ${close.slice(0, 12).join(', ')} (${vocabulary.length} tags in all)` : `see memory/TAGS.md (${vocabulary.length} tags)`;
-  return `${list} — or add ${unknown.map((t) => `"${t}"`).join(', ')} on purpose to a group line of memory/TAGS.md (e.g. "- tech: …, ${unknown[0]}") and run the command again`;
+  const hidden = unknown.filter(hasInvisible);
+  const plain = unknown.filter((t) => !hasInvisible(t));
+  // a tag holding an invisible character is a look-alike: never to be added on purpose
+  const fixHidden = hidden.length ? `remove the invisible character${hidden.length > 1 ? 's' : ''} from ${hidden.map(quoteTag).join(', ')}` : '';
+  const addPlain = plain.length ? `add ${plain.map(quoteTag).join(', ')} on purpose to a group line of memory/TAGS.md (e.g. "- tech: …, ${plain[0]}")` : '';
+  return `${list} — or ${[fixHidden, addPlain].filter(Boolean).join(', or ')} and run the command again`;
+}
+
+/** A tag quoted in a message: its invisible characters as escapes ("infra\u200bstructure"). */
+function quoteTag(t: string): string {
+  return `"${showInvisible(t)}"`;
 }
 
 /** Throw a usage error (exit 2, nothing written) when `tags` or the #tags inside `text` are not in TAGS.md. */
@@ -82,5 +93,7 @@ export function assertKnownTags(ctx: Ctx, text: string, tags: string[] = []): vo
   if (all.length === 0) return;
   const { unknown, vocabulary } = unknownTags(readMemoryFile(ctx.root, PATHS.tags), all);
   if (unknown.length === 0) return;
-  throw new UsageError(`${unknown.length > 1 ? 'tags' : 'tag'} ${unknown.map((t) => `"${t}"`).join(', ')} not in ${PATHS.tags} (the frozen vocabulary); nothing was written`, unknownTagHint(unknown, vocabulary));
+  const look = unknown.filter(hasInvisible);
+  const hidden = look.length === 0 ? '' : unknown.length === 1 ? '; it holds an invisible character (shown escaped)' : `; ${look.map(quoteTag).join(', ')} ${look.length > 1 ? 'hold' : 'holds'} an invisible character (shown escaped)`;
+  throw new UsageError(`${unknown.length > 1 ? 'tags' : 'tag'} ${unknown.map(quoteTag).join(', ')} not in ${PATHS.tags} (the frozen vocabulary)${hidden}; nothing was written`, unknownTagHint(unknown, vocabulary));
 }

@@ -18,6 +18,7 @@ import { parseSessionState, serializeSessionState } from '../format/session-stat
 import { gitEnabled, openStore, readMemoryFile, type Tx } from '../store/store.js';
 import { crashPoint } from '../store/crash.js';
 import { gitHistoryHint, purgeLinesTx, type LinesPurged } from './trash.js';
+import { clearRecallCache } from '../search/recall-cache.js';
 import { addEntriesTx, entryText } from '../wal/episodic.js';
 import { removeEntryFromState } from '../wal/wal.js';
 import { finishPendingRotations, finishRotationTx } from '../wal/rotate.js';
@@ -376,10 +377,62 @@ export function forgetEntry(ctx: Ctx, ref: string, opts: ForgetOptions = {}): Fo
     // in a git memory the removal travels to the other machines as a committed record of the id
     // alone (never the text): sync's merge keeps it removed there (lib/git/merge.ts)
     if (f.entry.id && gitEnabled(ctx.env) && existsSync(join(ctx.root, '.git'))) tx.append(PATHS.forgotten, `^${f.entry.id} forgotten ${localStamp(ctx.clock.now(), ctx.clock.tz)}\n`);
-    if (purge) result.purged = purgeLinesTx(tx, ctx, lineMatcher(f, stateAfter?.removed ?? []), quickNeedles(f));
+    if (purge) result.purged = purgeEverywhereTx(tx, ctx, f.entry, lineMatcher(f, stateAfter?.removed ?? []), quickNeedles(f));
   });
   if (result.purged) result.message += `; ${purgedNote(result.purged)}`;
   return result;
+}
+
+/**
+ * --purge: keep nothing of the entry. Its lines leave the trash (purgeLinesTx), its SESSION-STATE.md
+ * item and any line carrying its id leave every snapshot of the state (memory/.snapshots/, which
+ * `wal restore` would bring back and git keeps), and the recall cache (whose blocks may quote it)
+ * is emptied.
+ */
+function purgeEverywhereTx(tx: Tx, ctx: Ctx, entry: { id?: string | undefined; type?: EntryType | undefined; text: string }, drop: (line: string) => boolean, quick: string[]): LinesPurged {
+  const trash = purgeLinesTx(tx, ctx, drop, quick);
+  const snaps = purgeSnapshotsTx(tx, ctx, entry);
+  clearRecallCache(ctx.root);
+  return { files: [...trash.files, ...snaps.files], lines: trash.lines + snaps.lines, unreadable: [...trash.unreadable, ...snaps.unreadable] };
+}
+
+/**
+ * The entry out of every snapshot of SESSION-STATE.md: the item the WAL made of it (one, as
+ * forget takes it out of SESSION-STATE.md) and any line that carries its id. A snapshot that
+ * cannot be read or written back is left and listed in `unreadable`.
+ */
+function purgeSnapshotsTx(tx: Tx, ctx: Ctx, entry: { id?: string | undefined; type?: EntryType | undefined; text: string }): LinesPurged {
+  const out: LinesPurged = { files: [], lines: 0, unreadable: [] };
+  let names: string[];
+  try { names = readdirSync(join(ctx.root, PATHS.snapshots)).filter((n) => n.endsWith('.md')).sort(); } catch { return out; }
+  const idRe = entry.id ? new RegExp(`\\s\\^${entry.id}\\s*$`) : undefined;
+  for (const name of names) {
+    const rel = `${PATHS.snapshots}/${name}`;
+    let text: string | undefined;
+    try { text = tx.read(rel); } catch { out.unreadable.push(rel); continue; }
+    if (text === undefined) continue;
+    let next = text;
+    let n = 0;
+    const without = entry.text ? sessionStateWithout(next, entry) : undefined;
+    if (without) { next = without.text; n += without.removed.length; }
+    if (idRe && next.includes(`^${entry.id}`)) {
+      const lines = next.split('\n');
+      const kept = lines.filter((l) => !idRe.test(l));
+      n += lines.length - kept.length;
+      next = kept.join('\n');
+    }
+    if (n === 0) continue;
+    try {
+      tx.write(rel, next, { expected: text });
+    } catch (e) {
+      if (!(e instanceof MemtierError) || e.code.startsWith('lock')) throw e;
+      out.unreadable.push(rel);
+      continue;
+    }
+    out.files.push(rel);
+    out.lines += n;
+  }
+  return out;
 }
 
 /** Lines of the trash that are this entry: any line carrying its id (else its exact line), and its SESSION-STATE.md items as the forgotten file keeps them. */
@@ -393,7 +446,7 @@ function lineMatcher(f: Pick<FoundEntry, 'raw' | 'entry'>, stateItems: string[])
 const quickNeedles = (f: Pick<FoundEntry, 'raw' | 'entry'>): string[] => [f.entry.id ? `^${f.entry.id}` : f.raw.trim()];
 
 function purgedNote(p: LinesPurged): string {
-  return `${p.lines ? `removed ${p.lines} line${p.lines === 1 ? '' : 's'} from ${p.files.join(', ')}` : `nothing of it was in ${PATHS.trash}/`}${p.unreadable.length ? `; left ${p.unreadable.join(', ')} (not readable as memory text: look by hand)` : ''}`;
+  return `${p.lines ? `removed ${p.lines} line${p.lines === 1 ? '' : 's'} from ${p.files.join(', ')}` : `nothing of it was in ${PATHS.trash}/ or a snapshot`}${p.unreadable.length ? `; left ${p.unreadable.join(', ')} (not readable as memory text: look by hand)` : ''}`;
 }
 
 /** An entry's words, to tell two lines carrying one id apart: no tags, no case. */
@@ -437,7 +490,7 @@ function forgetStateCopy(ctx: Ctx, id: string, where: string, savedTo: string, d
       if (!purge) saveForgottenTx(tx, savedTo, todayOf(ctx), [stateBlock(ctx, after.removed)]);
       tx.write(PATHS.sessionState, after.text, { expected: stateText! });
     }
-    if (purge) result.purged = purgeLinesTx(tx, ctx, lineMatcher({ raw: entry?.raw ?? `^${id}`, entry: { id, text: '', tags: [] } }, after?.removed ?? []), [`^${id}`]);
+    if (purge) result.purged = purgeEverywhereTx(tx, ctx, entry ?? { id, text: '' }, lineMatcher({ raw: entry?.raw ?? `^${id}`, entry: { id, text: '', tags: [] } }, after?.removed ?? []), [`^${id}`]);
   });
   if (result.purged) {
     result.changed = result.purged.lines > 0 || after !== undefined;

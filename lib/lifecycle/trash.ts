@@ -62,7 +62,7 @@ export function restoreItems(ctx: Ctx, arg: string, opts: { to?: string } = {}):
   if (bad) {
     throw new MemtierError(`${bad.name} is ${bad.kind === 'forgotten' ? 'the forgotten lines of a day' : bad.kind === 'torn' ? 'the torn tail of an interrupted write' : 'not something memtier put in the trash'}: it has no place to go back to`, {
       code: 'usage', file: bad.rel,
-      hint: bad.kind === 'forgotten' ? 'restore its entries one by one: memtier trash restore ^ID (the ids are at the ends of its lines)' : bad.kind === 'torn' ? `read it ("memtier get ${bad.rel}") and add what you need again with "memtier add"` : `move it by hand (mv ${bad.rel} …)`,
+      hint: bad.kind === 'forgotten' ? 'restore its entries one by one: memtier trash restore ^ID (the ids are at the ends of its lines)' : bad.kind === 'torn' ? `read it (cat ${bad.rel}: memtier get never prints the trash) and add what you need again with "memtier add"` : `move it by hand (mv ${bad.rel} …)`,
     });
   }
   if (opts.to !== undefined && items.length !== 1) throw new MemtierError(`--to takes one item; "${arg}" names ${items.length}`, { code: 'usage', hint: 'restore the items one at a time' });

@@ -11,13 +11,16 @@
  * A memtier error (exit 2: bad arguments, a refused secret, a path outside the memory) comes back
  * as a tool error carrying memtier's message, rule and fix; the server keeps serving.
  */
+import { EventEmitter } from 'node:events';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Io, Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { memoryFileRel } from '../memory/memory-file.js';
 import { readMemoryFile } from '../store/store.js';
 import { toolTable } from '../tools/catalog.js';
+import { lineReader } from '../watch/protocol.js';
 import { commandRunner, describeError, type CommandOutcome as ToolOutcome, type Invocation } from '../watch/runner.js';
 import { warmMemory } from '../watch/warm.js';
 
@@ -29,6 +32,64 @@ export interface McpHandle {
   close(): Promise<void>;
   /** Run one tool as a client would (for tests of the mapping without a transport). */
   call(tool: string, args: Record<string, unknown>): Promise<ToolOutcome>;
+}
+
+/**
+ * The longest message read from the client. A tool's arguments are a few KiB (an entry is at most
+ * 16 KiB); a longer line is skipped as it arrives, answered with a JSON-RPC error, never buffered.
+ */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `stdin` as the SDK's transport reads it, one whole message (a line) per `data` event: lines
+ * found by looking at each chunk once, a line over MAX_MESSAGE_BYTES handed to `reject` (its first
+ * KiB) and skipped. Standard input is read only once the transport listens (nothing is lost).
+ */
+function framedInput(stdin: NodeJS.ReadableStream, reject: (head: Buffer) => void): EventEmitter & { pause(): void } {
+  const lines = lineReader(MAX_MESSAGE_BYTES, reject);
+  let reading = false;
+  const out = new (class extends EventEmitter {
+    override on(event: string | symbol, fn: (...a: unknown[]) => void): this {
+      super.on(event, fn);
+      if (event === 'data' && !reading) {
+        reading = true;
+        stdin.on('data', (d: Buffer | string) => {
+          for (const l of lines(typeof d === 'string' ? Buffer.from(d, 'utf8') : d)) this.emit('data', Buffer.from(l + '\n', 'utf8'));
+        });
+        stdin.on('error', (e: Error) => { if (this.listenerCount('error')) this.emit('error', e); });
+      }
+      return this;
+    }
+    pause(): void { stdin.pause(); }
+  })();
+  return out;
+}
+
+/**
+ * The `id` of a JSON-RPC message from its first bytes (a message too long to read whole), when it
+ * comes before anything nested: a top-level "id" that is a number or a string; else null (the
+ * JSON-RPC answer to a request whose id cannot be read).
+ */
+export function topLevelId(head: Buffer): number | string | null {
+  const t = head.toString('utf8');
+  let depth = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    if (c === '{' || c === '[') { depth++; continue; }
+    if (c === '}' || c === ']') { depth--; continue; }
+    if (c !== '"') continue;
+    // a string: a key at depth 1 followed by ':' is looked at, any other string skipped
+    let j = i + 1;
+    while (j < t.length && t[j] !== '"') j += t[j] === '\\' ? 2 : 1;
+    if (j >= t.length) return null;
+    const key = t.slice(i + 1, j);
+    i = j;
+    if (depth !== 1 || key !== 'id') continue;
+    const m = /^\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(t.slice(j + 1));
+    if (!m) return null;
+    try { return JSON.parse(m[1]!) as number | string; } catch { return null; }
+  }
+  return null;
 }
 
 /** Start serving `ctx.root` over `io`'s stdin and stdout. */
@@ -59,9 +120,10 @@ export async function startMcp(ctx: Ctx, main: Main, io: Io, opts: { version: st
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: readMemoryFile(ctx.root, file) ?? '' }] };
     });
   }
-  server.registerResource('memory-file', new ResourceTemplate('memtier:///{+path}', { list: undefined }), { title: 'A memory file', description: 'any memory file by its root-relative path', mimeType: 'text/markdown' }, async (uri, vars) => {
+  server.registerResource('memory-file', new ResourceTemplate('memtier:///{+path}', { list: undefined }), { title: 'A memory file', description: 'a memory file by its root-relative path (MEMORY.md, memory/…, knowledge/…: what memory_get reads)', mimeType: 'text/markdown' }, async (uri, vars) => {
     await warm.sync();
-    const rel = String(vars.path ?? '');
+    // the rule of memory_get (memtier get): inside the root, and a memory file, else refused unread
+    const rel = memoryFileRel(ctx.root, String(vars.path ?? ''));
     return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: readMemoryFile(ctx.root, rel) ?? '' }] };
   });
 
@@ -69,7 +131,13 @@ export async function startMcp(ctx: Ctx, main: Main, io: Io, opts: { version: st
   const stdout = { write: (s: string) => { io.stdout.write(s); return true; }, once: () => undefined, on: () => undefined };
   const stdin = io.stdin;
   if (!stdin) throw new MemtierError('memtier mcp needs standard input (the MCP client\'s messages)', { code: 'usage', hint: 'start it from an MCP client: command "memtier", args ["mcp"]' });
-  const transport = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as unknown as NodeJS.WriteStream);
+  // memtier frames the messages itself (the SDK's reader copies and rescans its whole buffer per
+  // chunk, and closes for good on a message over its limit): one message at a time reaches it
+  const reject = (head: Buffer): void => {
+    const id = topLevelId(head);
+    io.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message: `message over the ${MAX_MESSAGE_BYTES >> 20} MiB that memtier mcp reads; it was skipped` } }) + '\n');
+  };
+  const transport = new StdioServerTransport(framedInput(stdin as NodeJS.ReadableStream, reject) as unknown as NodeJS.ReadStream, stdout as unknown as NodeJS.WriteStream, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => { resolveClosed = r; });
   let closing: Promise<void> | undefined;

@@ -26,14 +26,16 @@ import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
 import { recallBudget, type Budget } from './budget.js';
 import { ID_TERM_PREFIX, STRIDE, type Doc, type IndexView } from './corpus.js';
 import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
+import { CACHE_FILE } from './recall-cache.js';
 import { rank, unitKey, withIndex, type SearchResult } from './search.js';
 import { TITLE_PROPERTY } from './units.js';
+
+export { CACHE_FILE };
 
 export type QueryMode = 'message' | 'recent' | 'full';
 export interface Message { role: string; content: unknown }
 
 export const RECALL_DEFAULTS = { queryMode: 'recent' as QueryMode, userTurns: 2, assistantTurns: 1, userChars: 220, assistantChars: 180, maxChars: 2000, hotMax: 3, cacheTtlMs: 15_000 };
-export const CACHE_FILE = '.memtier/recall-cache.json';
 
 function contentText(c: unknown): string {
   if (typeof c === 'string') return c;

@@ -294,6 +294,8 @@ export function fileUnits(rel: string, text: string): Unit[] {
   const named = info.kind === 'note' && !info.date && !fm.title ? noteName(info.rel) : '';
   let section: { start: number; end: number; lines: string[] } | undefined;
   let entry: Unit | undefined;
+  /** The headings met (outside code fences): a note of headings alone is found by them. */
+  const headingLines: { line: number; text: string }[] = [];
   /** The heading path (headingPath()), kept until a heading changes it. */
   let heading: string | undefined;
 
@@ -338,6 +340,7 @@ export function fileUnits(rel: string, text: string): Unit[] {
         entry = undefined;
         const level = h[1]!.length;
         const textH = h[2]!.trim();
+        if (textH) headingLines.push({ line: i + 1, text: textH });
         if (level === 1 && !title) title = textH;
         headings.length = Math.max(0, level - 1);
         headings[level - 1] = level === 1 && textH === title ? '' : textH;
@@ -373,5 +376,33 @@ export function fileUnits(rel: string, text: string): Unit[] {
     addToSection(i, l);
   }
   flushSection();
+  if (out.length === 0 && !isLog) {
+    const only = titleOnly(text, lines, fm.lines, fm.title, headingLines);
+    if (only) {
+      headings.length = 0;
+      heading = undefined;
+      const u = base(only.line);
+      u.endLine = only.endLine;
+      u.text = only.text;
+      out.push(u);
+    }
+  }
   return out;
+}
+
+/**
+ * A note that is its title alone (a heading, a few headings, or a frontmatter `title:` with no
+ * body): one unit whose text is that title, so a page a person started ("# Kubernetes migration
+ * plan") is found by its words. A note whose only body is an HTML comment is a template waiting
+ * for its content (the skeleton's "# Decisions" and its instructions) and stays out.
+ */
+function titleOnly(text: string, lines: string[], fmLines: number, fmTitle: string | undefined, headingLines: { line: number; text: string }[]): { line: number; endLine: number; text: string } | undefined {
+  if (text.includes('<!--')) return undefined;
+  const texts = [...new Set([...(fmTitle ? [fmTitle.trim()] : []), ...headingLines.map((h) => h.text)])].filter(Boolean);
+  if (texts.length === 0) return undefined;
+  if (headingLines.length) return { line: headingLines[0]!.line, endLine: headingLines[headingLines.length - 1]!.line, text: texts.join('\n') };
+  // the frontmatter's title line (YAML `title:`/`name:`, Logseq `title::`), else the first line
+  let at = lines.slice(0, fmLines).findIndex((l) => /^(?:title|name)::?\s/.test(l));
+  if (at < 0) at = 0;
+  return { line: at + 1, endLine: at + 1, text: texts.join('\n') };
 }

@@ -92,6 +92,14 @@ export function sweepOrphanTemps(root: string): string[] {
   return removed;
 }
 
+/** Errors raised after the change was made (the rename or append done, its directory sync failed). */
+const afterChange = new WeakSet<object>();
+
+/** Was `e` thrown after the file was changed (the new content is in place, its durability unsure)? */
+export function changedBeforeError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && afterChange.has(e);
+}
+
 function ioError(e: unknown, file: string, what: string, changed = false): MemtierError {
   const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
   const state = changed ? 'the new content was written but may not survive a power loss' : 'nothing was changed';
@@ -99,7 +107,9 @@ function ioError(e: unknown, file: string, what: string, changed = false): Memti
     ? `the disk is full (or a file size limit was hit): free space and run the command again; ${state}`
     : `check permissions and the filesystem; ${state}`;
   const why = code === 'ENOSPC' || code === 'EDQUOT' ? ' (no space left on the disk)' : code === 'EFBIG' ? ' (file size limit reached: disk full or ulimit -f)' : '';
-  return new MemtierError(`${what} failed: ${code}${why}`, { code: 'io', file, hint, cause: e });
+  const err = new MemtierError(`${what} failed: ${code}${why}`, { code: 'io', file, hint, cause: e });
+  if (changed) afterChange.add(err);
+  return err;
 }
 
 export interface CommitOptions {

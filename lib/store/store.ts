@@ -10,7 +10,7 @@
  * a holder that died first repairs what the crash left: the torn tail of an interrupted append
  * is cut off exactly (and kept in memory/.trash/torn/), and orphan temp files are removed.
  */
-import { appendFileSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isUtf8 } from 'node:buffer';
@@ -19,7 +19,7 @@ import { localStamp } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { PATHS } from '../format/layout.js';
 import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
-import { atomicReplace, durableAppend, fsyncDir, sweepOrphanTemps, truncateFile } from './fsync.js';
+import { atomicReplace, changedBeforeError, durableAppend, fsyncDir, sweepOrphanTemps, truncateFile } from './fsync.js';
 import { acquireLockWithRecovery, lockIsStale, parseLock, STALE_ASIDE_RE, type AppendIntent, type LockHandle, type Recovery } from './lock.js';
 import { assertNotReserved, resolveInside } from './guards/paths.js';
 import { assertNoSecrets } from './guards/secrets.js';
@@ -191,8 +191,7 @@ export class Tx {
     }
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
-    touch(this.ctx, rel);
-    atomicReplace(abs, clean, this.ctx.env, rel, this.commit);
+    recording(this.ctx, [rel], () => atomicReplace(abs, clean, this.ctx.env, rel, this.commit));
   }
 
   /**
@@ -207,8 +206,7 @@ export class Tx {
     const abs = this.abs(rel);
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
-    touch(this.ctx, rel);
-    atomicReplace(abs, content, this.ctx.env, rel, this.commit);
+    recording(this.ctx, [rel], () => atomicReplace(abs, content, this.ctx.env, rel, this.commit));
   }
 
   /** The target, if it exists, must be a regular file (a rename would replace a link or fail on a folder). */
@@ -233,13 +231,17 @@ export class Tx {
     const clean = this.appendable(rel, text);
     this.checkTarget(rel, abs);
     ensureDir(dirname(abs), rel);
-    touch(this.ctx, rel);
-    const { prefix, size } = this.repairTail(rel, abs);
-    const data = prefix + clean;
-    if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
-    this.lock.intent({ rel, offset: size, data });
-    durableAppend(abs, data, this.ctx.env, rel, this.commit);
-    return { rel, offset: size, data };
+    // a torn tail cut off before a refused append is a change of the file: it stays recorded
+    let cut = false;
+    return recording(this.ctx, [rel], () => {
+      const { prefix, size, cut: tornCut } = this.repairTail(rel, abs);
+      cut = tornCut;
+      const data = prefix + clean;
+      if (size + Buffer.byteLength(data) > MAX_FILE_BYTES) throw oversized(rel, size + Buffer.byteLength(data));
+      this.lock.intent({ rel, offset: size, data });
+      durableAppend(abs, data, this.ctx.env, rel, this.commit);
+      return { rel, offset: size, data };
+    }, () => cut);
   }
 
   /**
@@ -285,8 +287,7 @@ export class Tx {
       }
     } catch { /* judged below */ }
     if (!same) throw new MemtierError('the appended text could not be taken back: it is no longer the end of the file', { code: 'io', file: receipt.rel, hint: 'it was kept; check the file before retrying' });
-    touch(this.ctx, receipt.rel);
-    truncateFile(abs, receipt.offset, this.ctx.env, receipt.rel, this.commit);
+    recording(this.ctx, [receipt.rel], () => truncateFile(abs, receipt.offset, this.ctx.env, receipt.rel, this.commit));
   }
 
   /**
@@ -294,27 +295,27 @@ export class Tx {
    * complete human line lacks its newline) and the file's size afterwards. A torn memtier
    * entry (see isTornEntry) is moved to memory/.trash/torn/ and cut off.
    */
-  private repairTail(rel: string, abs: string): { prefix: string; size: number } {
+  private repairTail(rel: string, abs: string): { prefix: string; size: number; cut: boolean } {
     const end = readEnd(abs, rel);
-    if (!end) return { prefix: '', size: 0 };
+    if (!end) return { prefix: '', size: 0, cut: false };
     const { size, tail } = end;
-    if (size === 0) return { prefix: '', size };
+    if (size === 0) return { prefix: '', size, cut: false };
     const nl = tail.lastIndexOf(0x0a);
     // The complete lines read here must be text (from the first line start inside the chunk).
     const from = size > tail.length ? tail.indexOf(0x0a) + 1 : 0;
     if (nl >= 0 && from <= nl) this.checkText(rel, tail.subarray(from, nl + 1), size - tail.length + from, abs);
-    if (nl === tail.length - 1) return { prefix: '', size };
-    if (nl < 0 && size > tail.length) return { prefix: '\n', size };
+    if (nl === tail.length - 1) return { prefix: '', size, cut: false };
+    if (nl < 0 && size > tail.length) return { prefix: '\n', size, cut: false };
     const lastBytes = tail.subarray(nl + 1);
     const line = lossy.decode(lastBytes);
     if (!isTornEntry(line)) {
       this.checkText(rel, lastBytes, size - lastBytes.length, abs);
-      return { prefix: '\n', size };
+      return { prefix: '\n', size, cut: false };
     }
     const cut = size - lastBytes.length;
     this.quarantine(rel, line);
     truncateFile(abs, cut, this.ctx.env, rel, this.commit);
-    return { prefix: '', size: cut };
+    return { prefix: '', size: cut, cut: true };
   }
 
   /**
@@ -337,8 +338,7 @@ export class Tx {
     const line = lossy.decode(lastBytes);
     if (!isTornEntry(line)) return false;
     this.quarantine(rel, line);
-    touch(this.ctx, rel);
-    truncateFile(abs, size - lastBytes.length, this.ctx.env, rel, this.commit);
+    recording(this.ctx, [rel], () => truncateFile(abs, size - lastBytes.length, this.ctx.env, rel, this.commit));
     return true;
   }
 
@@ -359,8 +359,7 @@ export class Tx {
     for (let i = 1; this.exists(q); i++) q = `${base}-${i}.txt`;
     const abs = this.abs(q);
     ensureDir(dirname(abs), q);
-    touch(this.ctx, q);
-    atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit);
+    recording(this.ctx, [q], () => atomicReplace(abs, sanitizeText(tail).replace(/\n+$/, '') + '\n', this.ctx.env, q, this.commit));
     return q;
   }
 
@@ -373,12 +372,13 @@ export class Tx {
     if (this.exists(toRel)) throw new MemtierError(`cannot move ${fromRel}: ${toRel} already exists`, { code: 'exists', file: toRel });
     ensureDir(dirname(to), toRel);
     this.lock.verify();
-    touch(this.ctx, fromRel, toRel);
-    try {
-      renameSync(from, to);
-    } catch (e) {
-      throw new MemtierError(`cannot move ${fromRel} to ${toRel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: fromRel, cause: e, hint: 'check permissions; nothing was changed' });
-    }
+    recording(this.ctx, [fromRel, toRel], () => {
+      try {
+        renameSync(from, to);
+      } catch (e) {
+        throw new MemtierError(`cannot move ${fromRel} to ${toRel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'io', file: fromRel, cause: e, hint: 'check permissions; nothing was changed' });
+      }
+    });
     fsyncDir(dirname(to));
     if (dirname(to) !== dirname(from)) fsyncDir(dirname(from));
   }
@@ -516,6 +516,11 @@ export interface RepairReport {
  * (lib/git `recoverPendingCommits`). The record is appended without fsync: a process kill keeps
  * it (the page cache survives), a power cut may lose it, and then `memtier health` reports the
  * uncommitted files (the `uncommitted` check).
+ *
+ * A write that fails before it changes its file (a guard refuses it, the disk does) takes its
+ * paths back out of the record (untouch): a refused write must not leave a path that the next
+ * command's recovery commits whatever is there by then (a secret pasted in meanwhile, the bytes
+ * of a hard-linked file outside the memory). The recovery checks each path too (vetForCommit).
  */
 interface Touched { paths: Set<string>; record?: string | null }
 /**
@@ -533,13 +538,16 @@ export function gitEnabled(env: NodeJS.ProcessEnv): boolean {
   return !(v === 'off' || v === '0' || v === 'false' || v === 'no');
 }
 
-function touch(ctx: StoreCtx, ...rels: string[]): void {
+/**
+ * Record `rels` for the commit before they are written. Returns the paths recorded by this call
+ * (not recorded before), which untouch() takes back when the write fails.
+ */
+function touch(ctx: StoreCtx, ...rels: string[]): string[] {
   const key = resolve(ctx.root);
   let t = touched.get(key);
   if (!t) touched.set(key, (t = { paths: new Set() }));
-  const fresh = rels.filter((r) => !r.startsWith(PATHS.state + '/') && !t.paths.has(r));
-  if (fresh.length === 0) return;
-  for (const r of fresh) t.paths.add(r);
+  const fresh = [...new Set(rels.filter((r) => !r.startsWith(PATHS.state + '/') && !t.paths.has(r)))];
+  if (fresh.length === 0) return [];
   if (t.record === undefined) {
     if (gitEnabled(ctx.env) && existsSync(join(key, '.git'))) {
       // a person's stopped rebase or merge, or a detached HEAD: writing now would land inside a
@@ -559,6 +567,7 @@ function touch(ctx: StoreCtx, ...rels: string[]): void {
         // A full disk creates the file but not its first line: an empty record would read as a
         // fresh one (no pid to check) and outlive the next commands; remove it, write nothing.
         try { rmSync(record, { force: true }); } catch { /* not created */ }
+        t.record = undefined;
         throw recordError(e, rels[0]);
       }
       t.record = record;
@@ -566,6 +575,48 @@ function touch(ctx: StoreCtx, ...rels: string[]): void {
   }
   if (t.record) {
     try { appendFileSync(t.record, fresh.join('\n') + '\n'); } catch (e) { throw recordError(e, fresh[0]); }
+  }
+  for (const r of fresh) t.paths.add(r);
+  return fresh;
+}
+
+/**
+ * Take back what touch() recorded for a write that failed before it changed anything (a guard
+ * refused it, the disk refused it): nothing of it is committed, by this command or, were it
+ * killed now, by the next one's recovery, which would commit whatever is at the path by then.
+ */
+function untouch(ctx: StoreCtx, fresh: string[]): void {
+  if (fresh.length === 0) return;
+  const t = touched.get(resolve(ctx.root));
+  if (!t) return;
+  for (const r of fresh) t.paths.delete(r);
+  if (!t.record) return;
+  const drop = new Set(fresh);
+  // rewritten whole and renamed over it (a name that is no record: not ".txt")
+  const tmp = `${t.record}.${randomChars(6)}.tmp`;
+  try {
+    const [head, ...rest] = readFileSync(t.record, 'utf8').split('\n');
+    const kept = [...new Set(rest.filter((l) => l && !drop.has(l)))];
+    writeFileSync(tmp, [head, ...kept].join('\n') + '\n');
+    renameSync(tmp, t.record);
+  } catch {
+    // the record cannot be rewritten (a full disk): it keeps the path, and the recovery of a dead
+    // command's record checks every path against the store's guards before it commits it (vetForCommit)
+    try { rmSync(tmp, { force: true }); } catch { /* not created */ }
+  }
+}
+
+/**
+ * Run the write `fn` of `rels`, recorded for the commit first; when it throws before changing the
+ * file (`changed` says whether an earlier step of it did), the record is taken back.
+ */
+function recording<T>(ctx: StoreCtx, rels: string[], fn: () => T, changed?: () => boolean): T {
+  const fresh = touch(ctx, ...rels);
+  try {
+    return fn();
+  } catch (e) {
+    if (!changedBeforeError(e) && !changed?.()) untouch(ctx, fresh);
+    throw e;
   }
 }
 
@@ -611,6 +662,73 @@ export function deadCommitRecords(root: string): { file: string; pid: number; ti
     out.push({ file, pid: info?.pid ?? 0, time: info?.time ?? '', paths: [...new Set(rest.map((l) => l.trim()).filter((l) => l && !l.startsWith(PATHS.state + '/')))].sort() });
   }
   return out;
+}
+
+/** A path a recovered commit leaves out, and why (never quoting the file's content). */
+export interface CommitRefusal { path: string; why: string }
+
+/**
+ * Which of `rels` (paths a dead command recorded, lib/git recoverPendingCommits) may be committed
+ * as they are now: a path is committed only while what is there would pass the store's guards —
+ * inside the root, no symbolic link on the way or at the end, a regular file (or a folder of them)
+ * with no other hard link, within the size limit, holding no credential. A path that is gone is
+ * committed (as a removal). Between the dead command's write and this recovery anyone may have
+ * changed the file: a key pasted into SESSION-STATE.md, a day file replaced by a hard link to a
+ * file outside the memory. Those are refused, and stay uncommitted for a person to look at.
+ */
+export function vetForCommit(root: string, rels: string[]): { ok: string[]; refused: CommitRefusal[] } {
+  const ok: string[] = [];
+  const refused: CommitRefusal[] = [];
+  const fileProblem = (rel: string, st: Stats): string | undefined => {
+    if (st.isSymbolicLink()) return 'is a symbolic link';
+    if (!st.isFile()) return 'is not a regular file';
+    if (st.nlink > 1) return 'has other hard links (the same bytes are reachable from outside the memory)';
+    if (st.size > MAX_FILE_BYTES) return `is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte file limit`;
+    let buf: Buffer | undefined;
+    try { buf = readBytes(root, rel); } catch (e) { return `cannot be read (${(e as Error).message})`; }
+    if (buf === undefined) return undefined; // gone meanwhile: a removal
+    if (buf.length === 0) return undefined;
+    const text = lossy.decode(buf);
+    try {
+      assertNoSecrets(text, rel);
+      const clean = sanitizeText(text);
+      if (clean !== text) assertNoSecrets(clean, rel);
+    } catch (e) {
+      if (e instanceof MemtierError && e.code === 'secret') return `${e.message.replace(/^refused: /, '')}${e.line ? ` at line ${e.line}` : ''}${e.rule ? ` [${e.rule}]` : ''}`;
+      throw e;
+    }
+    return undefined;
+  };
+  for (const rel of rels) {
+    let abs: string;
+    try { abs = resolveInside(root, rel); } catch (e) { refused.push({ path: rel, why: `is not a path memtier writes (${(e as Error).message})` }); continue; }
+    let st;
+    try { st = lstatSync(abs); } catch { ok.push(rel); continue; }
+    if (!st.isDirectory()) {
+      const why = fileProblem(rel, st);
+      if (why) refused.push({ path: rel, why }); else ok.push(rel);
+      continue;
+    }
+    // a folder (a move of one): every file under it, links never followed
+    const files: string[] = [];
+    const bad: CommitRefusal[] = [];
+    const walk = (r: string): void => {
+      let names: string[];
+      try { names = readdirSync(join(root, r)); } catch { return; }
+      for (const n of names.sort()) {
+        const cr = `${r}/${n}`;
+        let cst;
+        try { cst = lstatSync(join(root, cr)); } catch { continue; }
+        if (cst.isDirectory()) { walk(cr); continue; }
+        const why = fileProblem(cr, cst);
+        if (why) bad.push({ path: cr, why }); else files.push(cr);
+      }
+    };
+    walk(rel);
+    if (bad.length === 0) ok.push(rel);
+    else { ok.push(...files); refused.push(...bad); }
+  }
+  return { ok, refused };
 }
 
 interface Held { tx: Tx; depth: number }
@@ -706,8 +824,7 @@ export class Store {
     // Carry the intent in our own lock: if we die mid-repair, the next breaker repeats it.
     lock.intent(i);
     const saved = tx.quarantine(i.rel, lossy.decode(got));
-    touch(this.ctx, i.rel);
-    truncateFile(abs, i.offset, this.ctx.env, i.rel, { beforeCommit: () => lock.verify() });
+    recording(this.ctx, [i.rel], () => truncateFile(abs, i.offset, this.ctx.env, i.rel, { beforeCommit: () => lock.verify() }));
     return saved;
   }
 }

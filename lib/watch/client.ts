@@ -4,11 +4,14 @@
  * alone as dist/cli/_client.js), so it stays small: node:net is loaded only when a server is
  * announced.
  *
+ * A server is asked only when its announcement and socket are the owner's alone (another local
+ * user's would read the query and answer it); otherwise the CLI runs the command itself, silently.
+ *
  * MEMTIER_WATCH: `off` never asks a server; `require` fails (exit 2) instead of running locally
  * when no server answers (tests, and users who want to know).
  */
 import { readFileSync } from 'node:fs';
-import { ask, buildId, readWatchInfo, requestEnvOf, rootOf, SERVED_COMMANDS, textStream, type RunRequest } from './protocol.js';
+import { ask, buildId, MAX_REQUEST_BYTES, requestEnvOf, rootOf, SERVED_COMMANDS, textStream, trustedWatchInfo, type RunRequest } from './protocol.js';
 
 export interface Delegated { code: number; out: string; err: string }
 
@@ -37,8 +40,12 @@ export async function delegate(command: string, argv: string[], env: NodeJS.Proc
   const required = (why: string): Delegated | undefined =>
     mode === 'require' ? { code: 2, out: '', err: `memtier: MEMTIER_WATCH=require, but ${why}\n  fix: start "memtier watch" for this memory, or unset MEMTIER_WATCH\n` } : undefined;
   const root = rootOf(argv, env, cwd);
-  const info = readWatchInfo(root);
-  if (!info) return required(`no memtier watch is announced for ${root}`);
+  // another local user must not be the one answering (nor reading the conversation): a server is
+  // asked only when its announcement and its socket are the owner's alone (protocol.ts)
+  const announced = trustedWatchInfo(root);
+  if (!announced) return required(`no memtier watch is announced for ${root}`);
+  if ('why' in announced) return required(`the memtier watch announced for ${root} is not trusted: ${announced.why}`);
+  const info = announced.info;
   const build = buildId();
   if (info.build !== build || build === 'unknown') return required(`the memtier watch of ${root} runs another build (restart it)`);
   // only the variables a search or recall reads travel (the server ignores any other)
@@ -47,6 +54,7 @@ export async function delegate(command: string, argv: string[], env: NodeJS.Proc
   if (wantsStdin) {
     try { req.stdin = stdinText = readFileSync(0, 'utf8'); } catch { return required('standard input could not be read for it'); }
   }
+  if (Buffer.byteLength(JSON.stringify(req)) + 1 > MAX_REQUEST_BYTES) return required(`the request is over the ${MAX_REQUEST_BYTES >> 20} MiB a memtier watch reads`);
   const reply = await ask(info.socket, req, ACCEPT_MS, REPLY_MS);
   if (!reply) return required(`the memtier watch of ${root} (pid ${info.pid}) does not answer`);
   if (!reply.ok) return required(`the memtier watch of ${root} declined: ${reply.decline}`);

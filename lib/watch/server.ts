@@ -7,7 +7,11 @@
  * can enter (.memtier/run/, 0700) and is itself 0600, whatever the umask; a request runs only when
  * the command its argv names (main()'s own rule) is a read the server serves, for this root, and
  * only the environment variables those reads use are taken from it (protocol.ts: REQUEST_ENV).
- * Writes never come through here: hosts run them in-process (runner.ts).
+ * Writes never come through here: hosts run them in-process (runner.ts). The announcement,
+ * .memtier/watch.json, is 0600 (and .memtier/ 0700 when the server makes it): a client asks only a
+ * server whose announcement and socket no other user could have made (protocol.ts trustedWatchInfo).
+ * A request line is read up to MAX_REQUEST_BYTES (1 MiB); a longer one is declined as it passes
+ * the limit and the connection closed.
  *
  * Requests run one at a time, in order. A client that gave up (closed its socket) before its turn
  * is skipped, so a request runs at most once. Startup is serialized by the memory's write lock, so
@@ -22,9 +26,10 @@ import type { Main } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
 import { acquireLock } from '../store/lock.js';
+import { stateDirProblem } from '../store/state-dir.js';
 import { readMemoryFile } from '../store/store.js';
 import { commandIndex } from '../cli/args.js';
-import { ask, buildId, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { ask, buildId, lineReader, MAX_REQUEST_BYTES, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, trustedWatchInfo, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import type { TreeStatus } from './tree.js';
 import { warmMemory } from './warm.js';
 
@@ -73,9 +78,6 @@ function malformed(req: RunRequest): string | undefined {
   if (r.stdin !== undefined && typeof r.stdin !== 'string') return 'stdin must be a string';
   return undefined;
 }
-
-/** The longest request line a server reads (a `recall --messages -` carries its input). */
-const MAX_REQUEST = 64 * 1024 * 1024;
 
 /** A unix socket path must fit in sun_path (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
@@ -133,9 +135,10 @@ async function warmUp(ctx: Ctx, main: Main): Promise<void> {
   }
 }
 
-/** Throw when another server of `root` is announced and answers. */
+/** Throw when another server of `root` is announced and answers (an announcement another user could have made is none). */
 async function refuseIfRunning(root: string): Promise<void> {
-  const w = readWatchInfo(root);
+  const t = trustedWatchInfo(root);
+  const w = t && 'info' in t ? t.info : undefined;
   if (w && w.pid !== process.pid && (await ask(w.socket, { op: 'status' }, 1000))) {
     throw new MemtierError(`memtier watch is already running for ${root} (pid ${w.pid})`, { code: 'watch-running', file: WATCH_FILE, hint: 'stop it with "memtier watch --stop"' });
   }
@@ -151,6 +154,12 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
 
   // one server per root: checked before the costly start, and again under the lock to announce
   await refuseIfRunning(root);
+  // .memtier/ holds the announcement, the index and the caches: the owner's only when made here
+  // (0700 whatever the umask; one that exists keeps its mode), its index folder too
+  for (const dir of ['.memtier', '.memtier/index']) {
+    if (stateDirProblem(root)) break;
+    try { mkdirSync(join(root, dir), { mode: 0o700 }); } catch { /* there already, or made by the first write */ }
+  }
   // warm the index (builds the cache when there is none) before announcing
   const warm = await warmMemory(ctx, opts);
   const tree = warm.tree;
@@ -241,13 +250,19 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     // the socket of a server from before .memtier/run/ (none answers: refused above otherwise)
     try { if (lstatSync(join(root, LEGACY_SOCKET)).isSocket()) unlinkSync(join(root, LEGACY_SOCKET)); } catch { /* none */ }
     server = createServer((s) => {
-      let buf = '';
+      // one request line, looked for in each new chunk only; a line over the limit is declined
+      // as soon as it passes it, and the connection closed (never read to its end)
+      let over = false;
+      const lines = lineReader(MAX_REQUEST_BYTES, () => { over = true; });
       s.on('error', () => s.destroy());
-      s.on('data', (d) => {
-        buf += d.toString('utf8');
-        if (buf.length > MAX_REQUEST) { s.destroy(); return; }
-        const nl = buf.indexOf('\n');
-        if (nl >= 0) { s.removeAllListeners('data'); handle(s, buf.slice(0, nl)); }
+      s.on('data', (d: Buffer) => {
+        const [line] = lines(d);
+        if (line !== undefined) { s.removeAllListeners('data'); handle(s, line); return; }
+        if (over) {
+          s.removeAllListeners('data');
+          stats.declined++;
+          s.end(JSON.stringify({ ok: false, decline: `request over the ${MAX_REQUEST_BYTES >> 20} MiB limit` } satisfies Reply) + '\n', () => s.destroy());
+        }
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -256,8 +271,11 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
     });
     // the folder already keeps everyone else out; the socket itself is the owner's only too
     chmodSync(socket, 0o600);
+    // the owner's alone, whatever the umask: a client trusts no announcement others can write
     const tmp = join(root, `${WATCH_FILE}.${process.pid}.tmp`);
-    writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n');
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    chmodSync(tmp, 0o600);
     renameSync(tmp, join(root, WATCH_FILE));
   } catch (e) {
     warm.close();

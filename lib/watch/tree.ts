@@ -82,7 +82,7 @@ export class WatchedTree {
 
   /** Watch the cookie folder and every memory folder, then list them all. Throws when a watch cannot be added. */
   start(): void {
-    mkdirSync(join(this.root, COOKIE_DIR), { recursive: true });
+    mkdirSync(join(this.root, COOKIE_DIR), { recursive: true, mode: 0o700 });
     this.watchDir(COOKIE_DIR, true);
     this.rescan();
   }

@@ -41,7 +41,7 @@ describe('memtier cache --ttl durations', () => {
     expect(parseTtl('1w')).toBe(604800);
     expect(parseTtl('0')).toBe(0);
     expect(() => parseTtl('10x')).toThrow(/not a duration/);
-    expect(() => parseTtl('-5')).toThrow(/not a duration/);
+    expect(() => parseTtl('-5')).toThrow(/--ttl takes a duration, 0 or more, got -5/);
   });
 
   it('a key set with --ttl 30m is live after 29 minutes and gone after 31', async () => {

@@ -106,8 +106,7 @@ export const check: Check = {
     } catch (e) {
       out.push({ check: 'disk', severity: 'info', file: '.', message: `free space unknown: ${(e as Error).message}` });
     }
-    const ro = notWritable(snap.root);
-    if (ro) out.push({ check: 'disk', severity: 'fail', file: ro.file, message: ro.message, fix: ro.fix });
+    out.push(...unwritable(snap));
     const m = mountOf(snap.root);
     if (m) figures.filesystem = m.type;
     if (m && NETWORK_FS.has(m.type)) {
@@ -115,4 +114,12 @@ export const check: Check = {
     }
     return { findings: out, figures };
   },
+  // what `health --quiet` runs: a memory that cannot be written fails there too
+  failures: (snap) => unwritable(snap),
 };
+
+/** The FAIL of the disk check: the memory cannot be written. */
+function unwritable(snap: Snapshot): Finding[] {
+  const ro = notWritable(snap.root);
+  return ro ? [{ check: 'disk', severity: 'fail', file: ro.file, message: ro.message, fix: ro.fix }] : [];
+}

@@ -5,6 +5,7 @@ import { arrayOf, isNum, isStr, summaryOf } from '../summary.js';
 import { headLines, TAGS_LINE, parseTagList } from '../markdown.js';
 import { parseVocabulary } from '../vocabulary.js';
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
+import { hasInvisible, showInvisible } from '../../store/guards/text.js';
 
 const WARM = new Set<MemFile['kind']>(['semantic', 'procedural', 'knowledge']);
 const SKIP = new Set<MemFile['kind']>(['tags', 'format', 'palace', 'review', 'dreams', 'archive']);
@@ -65,8 +66,9 @@ export const check: Check = {
         severity: 'warn',
         file: f.rel,
         line,
-        message: `tag "${tag}" ${where} is not in ${PATHS.tags}`,
-        fix: `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
+        // a look-alike's invisible character shown as its escape ("infra\u200bstructure")
+        message: `tag "${showInvisible(tag)}" ${where} is not in ${PATHS.tags}${hasInvisible(tag) ? ' (it holds an invisible character, shown escaped)' : ''}`,
+        fix: hasInvisible(tag) ? `remove the invisible character, or use a tag from ${PATHS.tags}` : `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
       });
     };
     for (const u of usedTags(snap, env)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);

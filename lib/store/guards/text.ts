@@ -58,6 +58,34 @@ export function printableJson(json: string): string {
 }
 
 /**
+ * Characters that do not show, or show as a plain space, on a terminal: controls, format characters
+ * (zero-width space, joiners, bidi marks, soft hyphen), the other default-ignorable code points
+ * (Hangul fillers, variation selectors, U+034F) and every space but U+0020.
+ */
+const INVISIBLE_SOURCE = '[\\p{Cc}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Zs}\\p{Zl}\\p{Zp}]';
+/** Made on first use: their Unicode tables cost a cold process that never quotes a value. */
+let invisible: RegExp | undefined;
+let invisibleG: RegExp | undefined;
+
+/** Does `text` hold a character showInvisible escapes? */
+export function hasInvisible(text: string): boolean {
+  return (invisible ??= new RegExp(INVISIBLE_SOURCE, 'u')).test(text.replace(/ /g, ''));
+}
+
+/**
+ * `text` with every invisible character (INVISIBLE, but the plain space) written as its escape,
+ * `\u200b` (`\u{e0041}` past U+FFFF): a value quoted back in a message shows what it holds, so
+ * a look-alike ("infra\u200bstructure") is told from the real one.
+ */
+export function showInvisible(text: string): string {
+  return text.replace((invisibleG ??= new RegExp(INVISIBLE_SOURCE, 'gu')), (c) => {
+    if (c === ' ') return c;
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
  * UTF-8 validated by node:buffer's isUtf8 and decoded by Buffer: what a fatal TextDecoder does,
  * without loading Node's encoding module and an ICU converter in every cold process.
  */
