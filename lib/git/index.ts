@@ -24,7 +24,9 @@ import { deadCommitRecords, gitEnabled, openStore, vetForCommit, type CommitRefu
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
 export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
 
-const FSYNC = ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', '-c', 'core.fsyncObjectFiles=true'];
+// --no-optional-locks: a status or diff memtier runs never takes .git/index.lock to refresh the
+// index, so it cannot make another process's commit fail ("index.lock: File exists")
+const FSYNC = ['--no-optional-locks', '-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', '-c', 'core.fsyncObjectFiles=true'];
 
 export { gitEnabled };
 
@@ -173,6 +175,18 @@ function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
   return out;
 }
 
+/**
+ * git, again while another git of this repository holds index.lock (a person's `git status`, their
+ * shell prompt, an editor's git integration refresh the index under it for a moment): up to ~2 s.
+ */
+function gitWaiting(ctx: Ctx, args: string[], opts: { input?: string } = {}): GitRun {
+  for (let i = 0; ; i++) {
+    const r = git(ctx, args, opts);
+    if (r.code === 0 || i >= 40 || !/index\.lock': File exists|Unable to create .*\.lock/.test(r.stderr)) return r;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
+}
+
 function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
   const recoveredLock = recoverIndexLock(ctx.root, ctx.clock.now().getTime());
   const base: CommitResult = { committed: false, files: [], ...(recoveredLock ? { recoveredLock } : {}) };
@@ -187,20 +201,20 @@ function commitNow(ctx: Ctx, specs: string[], message: string): CommitResult {
     try { lstatSync(join(ctx.root, p)); present.push(p); } catch { gone.push(p); }
   }
   if (present.length) {
-    const add = git(ctx, ['add', '-A', '--ignore-errors', '--', ...present]);
+    const add = gitWaiting(ctx, ['add', '-A', '--ignore-errors', '--', ...present]);
     // a path the memory's .gitignore excludes (memory/.trash/) is skipped; the rest is staged
     if (add.code !== 0 && !/ignored by one of your \.gitignore files/.test(add.stderr)) {
       throw new MemtierError(`git add failed: ${add.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
     }
   }
   if (gone.length) {
-    const rm = git(ctx, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...gone]);
+    const rm = gitWaiting(ctx, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', ...gone]);
     if (rm.code !== 0) throw new MemtierError(`git rm --cached failed: ${rm.stderr.trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   }
   const staged = git(ctx, ['diff', '--cached', '--no-renames', '--name-only', '-z', '--', ...existing]);
   const files = staged.stdout.split('\0').filter(Boolean);
   if (files.length === 0) return { ...base, reason: 'nothing to commit' };
-  const c = git(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: ((m) => (m.endsWith('\n') ? m : m + '\n'))(safeCommitText(message)) });
+  const c = gitWaiting(ctx, [...identityArgs(ctx), 'commit', '--no-verify', '-q', '-F', '-', '--', ...files], { input: ((m) => (m.endsWith('\n') ? m : m + '\n'))(safeCommitText(message)) });
   if (c.code !== 0) throw new MemtierError(`git commit failed: ${(c.stderr || c.stdout).trim().split('\n').pop()}`, { code: 'git', hint: 'run "git status" in the memory folder' });
   const head = git(ctx, ['rev-parse', 'HEAD']).stdout.trim();
   return { ...base, committed: true, commit: head, sha: head, files };

@@ -42,6 +42,9 @@ export function mergeKind(rel: string): MergeKind {
   return 'prose';
 }
 
+/** Ids each side has in any of its log files (of the files the merge looks at): moved is not removed. */
+export interface Elsewhere { ours: ReadonlySet<string>; theirs: ReadonlySet<string> }
+
 export interface MergeInput {
   rel: string;
   /** The three versions; undefined = the file does not exist there. */
@@ -53,6 +56,8 @@ export interface MergeInput {
   theirsTime?: number;
   /** Ids removed on either side (memory/.forgotten of both): never in the result. */
   forgotten?: ReadonlySet<string>;
+  /** For logs: the ids each side still has somewhere (an entry moved by a side is not removed by it). */
+  elsewhere?: Elsewhere;
 }
 
 export interface MergeOutput {
@@ -125,7 +130,7 @@ function preferLine(a: string, b: string): string {
  * and neither removed it; changed where one side changed it; this side's order, the other side's
  * new items placed after the item they followed there, among this side's new ones by time.
  */
-export function keyedMerge(base: string[], ours: string[], theirs: string[], opts: { keyOf?: (l: string) => string; forgotten?: ReadonlySet<string>; prefer?: (a: string, b: string) => string } = {}): string[] {
+export function keyedMerge(base: string[], ours: string[], theirs: string[], opts: { keyOf?: (l: string) => string; forgotten?: ReadonlySet<string>; prefer?: (a: string, b: string) => string; elsewhere?: Elsewhere } = {}): string[] {
   const keyOf = opts.keyOf ?? entryKey;
   const prefer = opts.prefer ?? preferLine;
   const bk = keysOf(base, keyOf);
@@ -135,14 +140,26 @@ export function keyedMerge(base: string[], ours: string[], theirs: string[], opt
   const O = new Map(ok.map((k, i) => [k, ours[i]!]));
   const T = new Map(tk.map((k, i) => [k, theirs[i]!]));
   const forgotten = (k: string): boolean => !!opts.forgotten && k.startsWith('^') && opts.forgotten.has(k.slice(1).replace(/#\d+$/, ''));
-  const keep = (k: string): boolean => (O.has(k) || T.has(k)) && !(B.has(k) && (!O.has(k) || !T.has(k))) && !forgotten(k);
+  // a side removed an entry when it has it nowhere: one that moved it to another log file (a
+  // rotation, an archive) did not remove it (the memory-wide pass keeps it in one place)
+  const ew = opts.elsewhere;
+  const idOfKey = (k: string): string | undefined => (k.startsWith('^') ? k.slice(1).replace(/#\d+$/, '') : undefined);
+  const removedBy = (side: Map<string, string>, which: 'ours' | 'theirs', k: string): boolean => {
+    if (side.has(k)) return false;
+    const id = idOfKey(k);
+    return !(id && ew && ew[which].has(id));
+  };
+  const keep = (k: string): boolean => (O.has(k) || T.has(k) || (B.has(k) && !!ew)) && !(B.has(k) && (removedBy(O, 'ours', k) || removedBy(T, 'theirs', k))) && !forgotten(k);
   const content = (k: string): string => {
     const o = O.get(k), t = T.get(k), b = B.get(k);
     if (o !== undefined && t !== undefined) return o === t ? o : o === b ? t : t === b ? o : prefer(o, t);
-    return (o ?? t)!;
+    return (o ?? t ?? b)!;
   };
   const out: { k: string; line: string }[] = [];
   for (const k of ok) if (keep(k)) out.push({ k, line: content(k) });
+  // base entries both sides moved out of this file's version while neither removed them: kept here
+  // in base order until the memory-wide pass puts each in its one place
+  if (ew) for (const k of bk) if (!O.has(k) && !T.has(k) && keep(k)) out.push({ k, line: content(k) });
   const pos = new Map(out.map((x, i) => [x.k, i]));
   // this side's new items (in neither base nor theirs): theirs' new ones are ordered among them by time
   const oursNew = (k: string): boolean => !B.has(k) && !T.has(k);
@@ -355,12 +372,14 @@ export function mergeFile(input: MergeInput): MergeOutput {
   if (ours === theirs) return { text: ours };
   if (base === ours) return { text: theirs };
   if (base === theirs) return { text: ours };
+  const logOpts = { ...(input.forgotten ? { forgotten: input.forgotten } : {}), ...(input.elsewhere ? { elsewhere: input.elsewhere } : {}) };
   // a file deleted on one side and changed on the other
   if (ours === undefined || theirs === undefined) {
     const kept = (ours ?? theirs)!;
     if (kind === 'log' || kind === 'state') {
-      // the deleting side removed every entry it had; the other side's new ones are kept
-      const lines = keyedMerge(splitLines(base), splitLines(ours), splitLines(theirs), input.forgotten ? { forgotten: input.forgotten } : {});
+      // the deleting side moved or removed what it had (an archive moves the whole day): each entry
+      // is judged alone; a file left with no entry is removed
+      const lines = keyedMerge(splitLines(base), splitLines(ours), splitLines(theirs), logOpts);
       if (!lines.some((l) => lineId(l))) return { text: undefined };
       return { text: joinLines(lines, [ours, theirs]) };
     }
@@ -375,9 +394,7 @@ export function mergeFile(input: MergeInput): MergeOutput {
   if (kind === 'upkeep') return { text: mergeUpkeep(ours, theirs) };
   if (kind === 'state') return { text: mergeState(input) };
   const b = splitLines(base), o = splitLines(ours), t = splitLines(theirs);
-  if (kind === 'log') {
-    return { text: joinLines(keyedMerge(b, o, t, input.forgotten ? { forgotten: input.forgotten } : {}), [ours, theirs]) };
-  }
+  if (kind === 'log') return { text: joinLines(keyedMerge(b, o, t, logOpts), [ours, theirs]) };
   const m = mergeProse(b, o, t, kind, input.forgotten);
   const text = joinLines(m.lines, [ours, theirs]);
   if (m.conflict) return { text, conflict: 'changed on both machines in the same place' };
@@ -404,14 +421,15 @@ export interface TreeMerge {
  * moved on the other carries the change. `all` is every log file of the result (merged or not);
  * `base`/`ours`/`theirs` map an id to its line on each side.
  */
-export function settleEntries(all: Map<string, string | undefined>, sides: { base: Map<string, string>; ours: Map<string, string>; theirs: Map<string, string> }, forgotten: ReadonlySet<string>): Map<string, string | undefined> {
+export function settleEntries(all: Map<string, string | undefined>, sides: { base: Map<string, string>; ours: Map<string, string>; theirs: Map<string, string>; baseWhere?: Map<string, string> }, forgotten: ReadonlySet<string>): Map<string, string | undefined> {
   const tier = (rel: string): number => {
     const k = classify(rel).kind;
     return k === 'archive' ? 3 : k === 'episodic' || k === 'legacy-daily' ? 2 : k === 'buffer' ? 1 : 0;
   };
+  const isLog = (rel: string): boolean => rel !== 'DREAMS.md' && (mergeKind(rel) === 'log' || classify(rel).kind === 'legacy-daily');
   const where = new Map<string, string[]>();
   for (const [rel, text] of all) {
-    if (text === undefined || mergeKind(rel) !== 'log' || rel === 'DREAMS.md') continue;
+    if (text === undefined || !isLog(rel)) continue;
     for (const l of splitLines(text)) {
       const id = lineId(l);
       if (id) (where.get(id) ?? where.set(id, []).get(id)!).push(rel);
@@ -423,7 +441,9 @@ export function settleEntries(all: Map<string, string | undefined>, sides: { bas
   for (const [id, rels] of where) {
     if (forgotten.has(id)) { for (const r of rels) (drop.get(r) ?? drop.set(r, new Set()).get(r)!).add(id); continue; }
     if (rels.length > 1) {
-      const keepRel = [...rels].sort((a, b) => tier(b) - tier(a) || (a < b ? -1 : 1))[0]!;
+      // where a side moved it (not its base file), the later tier first (buffer → day → archive)
+      const from = sides.baseWhere?.get(id);
+      const keepRel = [...rels].sort((a, b) => Number(a === from) - Number(b === from) || tier(b) - tier(a) || (a < b ? -1 : 1))[0]!;
       for (const r of rels) if (r !== keepRel) (drop.get(r) ?? drop.set(r, new Set()).get(r)!).add(id);
     }
     for (const side of [sides.ours, sides.theirs]) {
@@ -433,7 +453,7 @@ export function settleEntries(all: Map<string, string | undefined>, sides: { bas
   }
   const out = new Map<string, string | undefined>();
   for (const [rel, text] of all) {
-    if (text === undefined || mergeKind(rel) !== 'log') continue;
+    if (text === undefined || !isLog(rel)) continue;
     const ids = drop.get(rel);
     let touched = false;
     const lines: string[] = [];
@@ -460,7 +480,7 @@ function strike(line: string, id: string, by: string | undefined): string {
 export function entriesOf(files: Iterable<[string, string | undefined]>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [rel, text] of files) {
-    if (text === undefined || mergeKind(rel) !== 'log' || rel === 'DREAMS.md') continue;
+    if (text === undefined || rel === 'DREAMS.md' || (mergeKind(rel) !== 'log' && classify(rel).kind !== 'legacy-daily')) continue;
     for (const l of splitLines(text)) {
       const id = lineId(l);
       if (id && !out.has(id)) out.set(id, l);

@@ -18,7 +18,7 @@
  * Crash points for tests: sync.committed, sync.fetched, sync.intent, sync.apply, sync.ref, sync.pushed.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
@@ -28,7 +28,7 @@ import { openStore } from '../store/store.js';
 import { autoCommit, git, isGitRepo, MEMORY_PATHSPECS, safeCommitText } from './index.js';
 import { ensureMergeDriver, upgradedAttributes } from './driver.js';
 import { machineName, machineSlug } from './machine.js';
-import { entriesOf, FORGOTTEN_PATH, forgottenIds, mergeFile, settleEntries } from './merge.js';
+import { entriesOf, FORGOTTEN_PATH, forgottenIds, lineId, mergeFile, settleEntries } from './merge.js';
 
 export const SYNC_INTENT = '.memtier/sync-intent.json';
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -145,11 +145,13 @@ function identity(ctx: Ctx): string[] {
 }
 
 /** The machine that made a commit: its Memtier-Machine trailer, else its author's name. */
-function machineOf(ctx: Ctx, commit: string): string {
-  const r = git(ctx, ['log', '-1', `--format=%(trailers:key=${TRAILER},valueonly,separator=%x2C)%n%an`, commit]);
-  const [trailer, author] = r.stdout.split('\n');
-  const t = trailer?.split(',')[0]?.trim();
+function machineOf(ctx: Ctx, commit: string, base: string): string {
+  // the newest commit of theirs that says which machine made it (sync's own commits do)
+  const range = base === EMPTY_TREE ? [commit] : [`${base}..${commit}`];
+  const r = git(ctx, ['log', '-50', `--format=%(trailers:key=${TRAILER},valueonly,separator=%x2C)`, ...range]);
+  const t = r.stdout.split('\n').map((l) => l.split(',')[0]!.trim()).find(Boolean);
   if (t) return machineSlug(t);
+  const author = git(ctx, ['log', '-1', '--format=%an', commit]).stdout.trim();
   if (author && author !== 'memtier') return machineSlug(author);
   return 'other';
 }
@@ -183,16 +185,21 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
   const base = mb.code === 0 ? mb.stdout.trim() : EMPTY_TREE;
   const co = changes(ctx, base, ours, true);
   const ct = changes(ctx, base, theirs, true);
-  const there = machineOf(ctx, theirs);
+  const there = machineOf(ctx, theirs, base);
   // each file of the result: where it was in base, in ours and in theirs (renames followed)
   const plan = new Map<string, { b: string; o: string; t: string }>();
   const gone = new Set<string>();
   const renO = new Map(co.filter((c) => c.status === 'R').map((c) => [c.from!, c.path]));
   const renT = new Map(ct.filter((c) => c.status === 'R').map((c) => [c.from!, c.path]));
-  for (const [from, to] of renO) { plan.set(to, { b: from, o: to, t: renT.get(from) ?? from }); gone.add(from); }
+  // a move git saw on one side only (the other side changed the file too much for the rename
+  // score, or deleted it and added the same path): the other side's file at the new path is its
+  // version, not the deleted old one (both machines archiving one day)
+  const addedO = new Set(co.filter((c) => c.status === 'A').map((c) => c.path));
+  const addedT = new Set(ct.filter((c) => c.status === 'A').map((c) => c.path));
+  for (const [from, to] of renO) { plan.set(to, { b: from, o: to, t: renT.get(from) ?? (addedT.has(to) ? to : from) }); gone.add(from); }
   for (const [from, to] of renT) {
     if (renO.has(from)) { if (to !== renO.get(from)) gone.add(to); continue; }
-    plan.set(to, { b: from, o: from, t: to });
+    plan.set(to, { b: from, o: addedO.has(to) ? to : from, t: to });
     gone.add(from);
   }
   for (const c of [...co, ...ct]) if (c.status !== 'R' && !plan.has(c.path) && !gone.has(c.path)) plan.set(c.path, { b: c.path, o: c.path, t: c.path });
@@ -213,20 +220,29 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
   const conflicts: SyncConflict[] = [];
   const notes: string[] = [];
   const textResult = new Map<string, string | undefined>();
-  const sides = { base: new Map<string, string>(), ours: new Map<string, string>(), theirs: new Map<string, string>() };
+  const sides = { base: new Map<string, string>(), ours: new Map<string, string>(), theirs: new Map<string, string>(), baseWhere: new Map<string, string>() };
+  // every entry of each side's version of the files in the plan (all a side changed): an entry a
+  // side has anywhere was moved by it, not removed
+  for (const [rel, p] of plan) {
+    for (const [side, c, path] of [['base', base, p.b], ['ours', ours, p.o], ['theirs', theirs, p.t]] as const) {
+      const tx = text(get(c, path));
+      if (tx === undefined) continue;
+      for (const [id, l] of entriesOf([[rel, tx]])) {
+        if (!sides[side].has(id)) sides[side].set(id, l);
+        if (side === 'base' && !sides.baseWhere.has(id)) sides.baseWhere.set(id, rel === p.b ? rel : p.b);
+      }
+    }
+  }
+  const elsewhere = { ours: new Set(sides.ours.keys()), theirs: new Set(sides.theirs.keys()) };
   const taken = (p: string): boolean => plan.has(p) || result.has(p) || git(ctx, ['cat-file', '-e', `${ours}:${p}`]).code === 0 || git(ctx, ['cat-file', '-e', `${theirs}:${p}`]).code === 0;
   for (const [rel, p] of plan) {
     const b = get(base, p.b), o = get(ours, p.o), t = get(theirs, p.t);
     if (o !== undefined && t !== undefined && o.equals(t)) { result.set(rel, o); continue; }
     const isState = rel === 'SESSION-STATE.md';
     const m = mergeFile({
-      rel, base: text(b), ours: text(o), theirs: text(t), forgotten,
+      rel, base: text(b), ours: text(o), theirs: text(t), forgotten, elsewhere,
       ...(isState ? { oursTime: times(ours, p.o), theirsTime: times(theirs, p.t) } : {}),
     });
-    for (const [side, x] of [['base', b], ['ours', o], ['theirs', t]] as const) {
-      const tx = text(x);
-      if (tx !== undefined) for (const [id, l] of entriesOf([[rel, tx]])) if (!sides[side].has(id)) sides[side].set(id, l);
-    }
     if (m.note) notes.push(m.note);
     if (m.conflict) {
       const copy = conflictCopyPath(rel, there, taken);
@@ -237,10 +253,17 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
     textResult.set(rel, m.text);
   }
   // entries moved on one side and kept, changed or forgotten on the other (lib/git/merge.ts)
-  for (const [rel, settled] of settleEntries(textResult, sides, forgotten)) result.set(rel, settled === undefined ? undefined : Buffer.from(settled, 'utf8'));
+  for (const [rel, settled] of settleEntries(textResult, sides, forgotten)) {
+    // a day one side removed (archived) that kept only copies the pass took out: removed
+    const p = plan.get(rel);
+    const deletedOnASide = p !== undefined && (get(ours, p.o) === undefined || get(theirs, p.t) === undefined);
+    const empty = settled !== undefined && deletedOnASide && !settled.split('\n').some((l) => lineId(l));
+    result.set(rel, settled === undefined || empty ? undefined : Buffer.from(settled, 'utf8'));
+  }
   for (const g of gone) if (!result.has(g)) result.set(g, undefined);
   // the tree: ours with the merged files, in a private index
   const index = join(gitDirOf(ctx.root), `memtier-sync-index-${process.pid}`);
+  sweepIndexes(ctx);
   const env = { ...ctx.env, GIT_INDEX_FILE: index };
   const gctx = { root: ctx.root, env };
   rmSync(index, { force: true });
@@ -270,6 +293,19 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
     return { commit, conflicts, notes };
   } finally {
     rmSync(index, { force: true });
+  }
+}
+
+/** The private merge indexes of syncs that were killed (their pid is gone). */
+function sweepIndexes(ctx: Ctx): void {
+  const dir = gitDirOf(ctx.root);
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return; }
+  for (const n of names) {
+    const m = /^memtier-sync-index-(\d+)(?:\.lock)?$/.exec(n);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try { process.kill(Number(m[1]), 0); continue; } catch { /* gone */ }
+    rmSync(join(dir, n), { force: true });
   }
 }
 
@@ -315,6 +351,15 @@ function moveTo(ctx: Ctx, i: Intent): { kept: string[] } {
       try { if (lstatSync(join(ctx.root, c.path)).isFile()) cur = readFileSync(join(ctx.root, c.path)); } catch { cur = undefined; }
       if ((cur === undefined && want === undefined) || (cur && want && cur.equals(want))) continue;
       if (cur !== undefined && !(was && cur.equals(was))) {
+        // changed here since `from` (a write that came in while a killed sync was half done): merged
+        // with `to` by the file's rules, so an entry written meanwhile stays in its log; a person's
+        // text that cannot be merged is kept beside it
+        const m = mergeFile({ rel: c.path, base: text(was), ours: cur.toString('utf8'), theirs: text(want) });
+        if (m.text !== undefined && !m.conflict && !cur.includes(0)) {
+          tx.writeCommitted(c.path, Buffer.from(m.text, 'utf8'));
+          if (++n === 1) crashPoint(ctx.env, 'sync.apply');
+          continue;
+        }
         const copy = conflictCopyPath(c.path, 'local', (p) => existsSync(join(ctx.root, p)));
         tx.writeCommitted(copy, cur);
         kept.push(copy);
@@ -359,7 +404,8 @@ export function recoverSync(ctx: Ctx): { recovered: boolean; message: string } {
 // ---------------------------------------------------------------------------------------------
 
 function lastStderr(r: { stderr: string; stdout: string }): string {
-  return (r.stderr || r.stdout).split('\n').map((l) => l.replace(/^(?:fatal|error|remote): /, '').trim()).filter(Boolean).slice(0, 4).join(' / ');
+  // git's own warnings about the fsync settings memtier passes are not what went wrong
+  return (r.stderr || r.stdout).split('\n').filter((l) => !/deprecated|^hint:/i.test(l)).map((l) => l.replace(/^(?:fatal|error|remote): /, '').trim()).filter(Boolean).slice(0, 4).join(' / ');
 }
 
 /** Why git could not talk to the remote, in words, with what to do. */
@@ -371,7 +417,7 @@ function remoteError(what: 'fetch from' | 'push to', remote: string, r: { stderr
   if (/Could not resolve host|unable to access|Connection (refused|timed out)|Network is unreachable|does not appear to be a git repository|No such file or directory|Could not read from remote/i.test(s)) {
     why = `the remote "${remote}" cannot be reached`;
     hint = `your memory is safe and committed here; check "git remote -v" and the network, then run "memtier sync" again`;
-  } else if (/Authentication failed|Permission denied|403|401/i.test(s)) {
+  } else if (/Authentication failed|Permission denied|\bHTTP\b.*\b(?:401|403)\b|returned error: (?:401|403)\b/i.test(s)) {
     why = `the remote "${remote}" refused the credentials`;
     hint = 'check your git credentials for this remote (ssh key or token); your memory is safe and committed here';
   } else {
@@ -446,35 +492,35 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
   crashPoint(ctx.env, 'sync.committed');
   const tracking = `refs/remotes/${remote}/${branch}`;
   for (let attempt = 1; ; attempt++) {
-    if (attempt > 8) throw new MemtierError('sync gave up after 8 rounds: the branch kept moving (other machines pushing, or commands committing here) between its merge and its push', { code: 'sync-busy', hint: 'nothing is lost; run "memtier sync" again in a moment' });
+    if (attempt > 8) throw new MemtierError('sync gave up after 8 rounds: other machines kept pushing between its merge and its push', { code: 'sync-busy', hint: 'nothing is lost; run "memtier sync" again in a moment' });
     const f = git(ctx, ['fetch', '--no-tags', '--quiet', remote, `+refs/heads/${branch}:${tracking}`]);
     let theirs: string | undefined;
     if (f.code !== 0) {
+      // another sync of this clone updating the same tracking ref: a moment, then again
+      if (/cannot lock ref|unable to update local ref/i.test(f.stderr)) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200); continue; }
       if (!/couldn't find remote ref|no such ref|not our ref/i.test(f.stderr)) throw remoteError('fetch from', remote, f);
     } else theirs = rev(ctx, tracking);
     crashPoint(ctx.env, 'sync.fetched');
-    const ours = rev(ctx, 'HEAD');
-    if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
-    if (theirs && theirs !== ours && !isAncestor(ctx, theirs, ours)) {
-      const ff = isAncestor(ctx, ours, theirs);
-      // the merge is made in git's object store, without the lock: it touches no file
-      const m = ff ? undefined : mergeCommits(ctx, ours, theirs, here);
+    // merged and moved under the lock (local work only; a machine that keeps writing cannot starve
+    // it): what was written since the first commit is committed first and merged too
+    const step = openStore(ctx).mutate(() => {
+      autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`);
+      const ours = rev(ctx, 'HEAD');
+      if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
+      if (!theirs || theirs === ours || isAncestor(ctx, theirs, ours)) return { moved: false as const };
+      const m = isAncestor(ctx, ours, theirs) ? undefined : mergeCommits(ctx, ours, theirs, here);
       const to = m ? m.commit : theirs;
-      const moved = openStore(ctx).mutate(() => {
-        // a command committed (or a person edited) since: merge again from the new HEAD
-        if (autoCommit(ctx, 'all', `memtier sync: local memory changes before pull\n\n${TRAILER}: ${here}`).committed) return undefined;
-        if (rev(ctx, 'HEAD') !== ours) return undefined;
-        writeIntent(ctx, { branch, from: ours, to, started: new Date().toISOString() });
-        crashPoint(ctx.env, 'sync.intent');
-        return moveTo(ctx, { branch, from: ours, to, started: '' });
-      });
-      if (!moved) continue;
-      if (moved.kept.length) res.notes.push(`edits made during the sync kept in ${moved.kept.join(', ')}`);
-      res.merge = m ? 'merged' : res.merge === 'merged' ? 'merged' : 'fast-forward';
-      if (m) {
-        res.mergeCommit = m.commit;
-        res.conflicts.push(...m.conflicts);
-        res.notes.push(...m.notes);
+      writeIntent(ctx, { branch, from: ours, to, started: new Date().toISOString() });
+      crashPoint(ctx.env, 'sync.intent');
+      return { moved: true as const, m, kept: moveTo(ctx, { branch, from: ours, to, started: '' }).kept };
+    });
+    if (step.moved) {
+      if (step.kept.length) res.notes.push(`edits made during the sync kept in ${step.kept.join(', ')}`);
+      res.merge = step.m ? 'merged' : res.merge === 'merged' ? 'merged' : 'fast-forward';
+      if (step.m) {
+        res.mergeCommit = step.m.commit;
+        res.conflicts.push(...step.m.conflicts);
+        res.notes.push(...step.m.notes);
       }
       res.pulled = true;
     } else res.merge ??= 'none';

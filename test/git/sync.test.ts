@@ -160,6 +160,49 @@ describe('memtier sync: many machines, one memory', () => {
     for (const m of [a!, b!]) for (const id of ids) expect(linesWith(m.root, id), `${m.name} ^${id}`).toHaveLength(1);
   });
 
+  // found by the chaos run with machines: git saw the move of the day to the archive as a rename on
+  // one side only, and the merge read the other side at the old, deleted path: the day was gone
+  it('#2 both machines archive the same day, one after adding to it: every entry once, in the archive', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const at = (d: string): string[] => ['--now', `${d}T10:00:00Z`];
+    const ids = [idOf(await a!.run(['add', '--type', 'EVENT', 'the first entry of the day', ...at('2026-10-01')]))];
+    await syncOk(a!);
+    await syncOk(b!);
+    for (let i = 0; i < 5; i++) ids.push(idOf(await a!.run(['add', '--type', 'EVENT', `late entry number ${i} with words enough to change the file`, ...at('2026-10-01')])));
+    for (const m of [a!, b!]) expect((await m.run(['archive', '--now', '2026-12-05T10:00:00Z'])).code).toBe(0);
+    await syncOk(a!);
+    await syncOk(b!);
+    await syncOk(a!);
+    for (const m of [a!, b!]) {
+      for (const id of ids) {
+        const ls = linesWith(m.root, id);
+        expect(ls, `${m.name} ^${id}`).toHaveLength(1);
+        expect(ls[0]).toMatch(/^memory\/archive\/2026\/10\/2026-10-01\.md: /);
+      }
+      expect(existsSync(join(m.root, 'memory/episodic/2026-10-01.md'))).toBe(false);
+    }
+  });
+
+  it('#3 an entry written while a killed sync was half done is merged into its log by the next command, not set aside', async () => {
+    const { ms: [a, b] } = await machines(2);
+    await a!.run(['wal', 'decide', 'from a']);
+    await syncOk(a!);
+    await b!.run(['wal', 'decide', 'from b']);
+    // b's sync dies after writing the first merged file and before moving the branch
+    expect(b!.bin(['sync'], { MEMTIER_CRASH_AT: 'sync.apply' }).code).not.toBe(0);
+    expect(existsSync(join(b!.root, '.memtier/sync-intent.json'))).toBe(true);
+    // a writer that got past the recovery before the intent existed appends to the half-moved buffer
+    const line = '- 2026-12-05 11:11 [EVENT] written in the window ^window0001\n';
+    writeFileSync(join(b!.root, 'memory/working-buffer.md'), readFileSync(join(b!.root, 'memory/working-buffer.md'), 'utf8') + line);
+    expect((await b!.run(['boot'])).code).toBe(0);
+    expect(existsSync(join(b!.root, '.memtier/sync-intent.json'))).toBe(false);
+    expect(linesWith(b!.root, 'window0001')).toEqual([`memory/working-buffer.md: ${line.trimEnd()}`]);
+    expect(readdirSync(join(b!.root, 'memory')).filter((n) => n.includes('.conflict-'))).toEqual([]);
+    await syncOk(b!);
+    await syncOk(a!);
+    expect(linesWith(a!.root, 'window0001')).toHaveLength(1);
+  });
+
   for (const at of ['sync.committed', 'sync.fetched', 'sync.intent', 'sync.apply', 'sync.ref', 'sync.pushed']) {
     it(`#3/#4 a sync killed at ${at} loses nothing: the next command finishes it, writes go on, and the machines converge`, async () => {
       const { ms: [a, b] } = await machines(2);
