@@ -88,7 +88,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
     MEMTIER_LOCK_TIMEOUT_MS: '60000', // 15 children on 2 cores: waiting is not failing
     GIT_CONFIG_NOSYSTEM: '1',
   };
-  const simNow = () => new Date(SIM_START + (Date.now() - started) * SIM_SPEED / 1000).toISOString();
+  const simNow = () => new Date(SIM_START + (Date.now() - started) * SIM_SPEED).toISOString();
   const env = (extra = {}) => ({ ...baseEnv, MEMTIER_NOW: simNow(), ...extra });
 
   // --- the memory, a git repository, with the person's files and files outside the root ----------

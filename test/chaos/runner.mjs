@@ -10,6 +10,10 @@
  *   {op: 'git', root}                the committer: `git add -A && git commit` like a person's cron
  *   {op: 'edit', root, rel, tmpDir, marker, n}  the person: a hand edit of `rel` (an editor's save:
  *                                    a copy outside the root renamed over the file), then a read back
+ *   {op: 'mark', root, rel, tmpDir, prefix, after, n, keep}  the person of one machine of the
+ *                                    multi-machine run (test/chaos/machines.mjs): appends a marker
+ *                                    line `PREFIXn` and drops its own oldest beyond `keep`, saved the
+ *                                    same way
  * Replies: {code, stdout, stderr, ...}.
  */
 import { Readable } from 'node:stream';
@@ -75,6 +79,31 @@ function runEdit({ root, rel, tmpDir, prefix, after, n }) {
   return { code: back.includes(`${line}\n`) ? 0 : 1, stdout: '', stderr: '' };
 }
 
+/**
+ * A person's note on one machine: append the line `PREFIXn` after the last of this person's
+ * marker lines (after the `after` line when there is none) and drop the oldest of them beyond
+ * `keep`, so the file does not grow without end. Saved as an editor saves (a copy renamed over
+ * the file), then read back.
+ */
+function runMark({ root, rel, tmpDir, prefix, after, n, keep = 3 }) {
+  const abs = join(root, rel);
+  const lines = readFileSync(abs, 'utf8').split('\n');
+  const mine = lines.map((l, i) => (l.startsWith(prefix) ? i : -1)).filter((i) => i >= 0);
+  const drop = new Set(mine.slice(0, Math.max(0, mine.length + 1 - keep)));
+  const out = lines.filter((_, i) => !drop.has(i));
+  const line = `${prefix}${n}`;
+  let last = -1;
+  out.forEach((l, i) => { if (l.startsWith(prefix)) last = i; });
+  let at = last >= 0 ? last + 1 : out.findIndex((l) => l.startsWith(after)) + 1;
+  if (at <= 0) at = out.length;
+  out.splice(at, 0, line);
+  const tmp = join(tmpDir, `mark-${process.pid}`);
+  writeFileSync(tmp, out.join('\n'));
+  renameSync(tmp, abs);
+  const back = readFileSync(abs, 'utf8');
+  return { code: back.includes(`${line}\n`) ? 0 : 1, stdout: '', stderr: '' };
+}
+
 process.on('message', async (job) => {
   let reply;
   try {
@@ -82,6 +111,7 @@ process.on('message', async (job) => {
     else if (job.op === 'bin') reply = runBin(job);
     else if (job.op === 'git') reply = runGit(job);
     else if (job.op === 'edit') reply = runEdit(job);
+    else if (job.op === 'mark') reply = runMark(job);
     else reply = { code: 2, stdout: '', stderr: `unknown job ${job.op}` };
   } catch (e) {
     reply = { code: 3, stdout: '', stderr: String(e?.stack ?? e) };
