@@ -370,8 +370,12 @@ export function mergeFile(input: MergeInput): MergeOutput {
   const { base, ours, theirs } = input;
   const kind = mergeKind(input.rel);
   if (ours === theirs) return { text: ours };
-  if (base === ours) return { text: theirs };
-  if (base === theirs) return { text: ours };
+  // a log the other side did not touch is still merged entry by entry when the memory-wide view is
+  // given: an entry can be in two logs at once (a rotation killed between its append and its cut),
+  // and each side may have removed a different copy; taking one side's file whole would lose it
+  const entryWise = kind === 'log' && input.elsewhere !== undefined;
+  if (base === ours && !entryWise) return { text: theirs };
+  if (base === theirs && !entryWise) return { text: ours };
   const logOpts = { ...(input.forgotten ? { forgotten: input.forgotten } : {}), ...(input.elsewhere ? { elsewhere: input.elsewhere } : {}) };
   // a file deleted on one side and changed on the other
   if (ours === undefined || theirs === undefined) {

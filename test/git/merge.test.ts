@@ -158,3 +158,30 @@ describe('property: a log merge keeps every entry that was not removed, once, an
     }), { numRuns: 300 });
   });
 });
+
+// found by the three-machine chaos run: the base held an entry twice (in the buffer and in its day,
+// as a rotation killed between its append and its cut leaves it); one machine dropped the day's
+// copy, the other the buffer's, and each file alone said "removed": the entry was gone
+describe('an entry in two logs of the base, each side removing a different copy', () => {
+  it('is kept once, in its day', async () => {
+    const { entriesOf } = await import('../../lib/git/merge.js');
+    const bufLine = '- 2026-06-20 04:18 [DECISION] use the cache ^xxxx0001';
+    const dayLine = '- 04:18 [DECISION] use the cache ^xxxx0001';
+    const bufB = `# Working buffer\n${bufLine}\n`, bufO = bufB, bufT = '# Working buffer\n';
+    const dayB = `# 2026-06-20\n${dayLine}\n`, dayO = '# 2026-06-20\n', dayT = dayB;
+    const sides = {
+      base: entriesOf([['memory/working-buffer.md', bufB], ['memory/episodic/2026-06-20.md', dayB]]),
+      ours: entriesOf([['memory/working-buffer.md', bufO], ['memory/episodic/2026-06-20.md', dayO]]),
+      theirs: entriesOf([['memory/working-buffer.md', bufT], ['memory/episodic/2026-06-20.md', dayT]]),
+    };
+    const elsewhere = { ours: new Set(sides.ours.keys()), theirs: new Set(sides.theirs.keys()) };
+    const merged = new Map<string, string | undefined>([
+      ['memory/working-buffer.md', mergeFile({ rel: 'memory/working-buffer.md', base: bufB, ours: bufO, theirs: bufT, elsewhere }).text],
+      ['memory/episodic/2026-06-20.md', mergeFile({ rel: 'memory/episodic/2026-06-20.md', base: dayB, ours: dayO, theirs: dayT, elsewhere }).text],
+    ]);
+    for (const [rel, t] of settleEntries(merged, sides, new Set())) merged.set(rel, t);
+    const all = [...merged.values()].join('');
+    expect(all.match(/\^xxxx0001/g)).toHaveLength(1);
+    expect(merged.get('memory/episodic/2026-06-20.md')).toContain(dayLine);
+  });
+});
