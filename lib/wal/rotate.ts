@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { localDate, localStamp } from '../core/clock.js';
 import { formatEntryLine, parseEntries, parseEntryLine, type Entry } from '../format/entry.js';
-import { dayFile, PATHS } from '../format/layout.js';
+import { archivePath, dayFile, PATHS } from '../format/layout.js';
 import { lineCount } from '../format/lines.js';
 import { crashPoint } from '../store/crash.js';
 import { sanitizeText } from '../store/guards/text.js';
@@ -74,6 +74,24 @@ function bufferEntries(text: string, asideName: string): { e: Entry; seed: strin
 }
 
 /** The entry lines of a file by id (a person may have written the same id twice). */
+/** The entry lines by id of a day's archive files (DAY.md and DAY-N.md), empty when none. */
+function archivedLines(tx: Tx, ctx: Ctx, day: string): Map<string, Set<string>> {
+  const dir = archivePath(day).replace(/\/[^/]+$/, '');
+  let names: string[];
+  try { names = readdirSync(join(ctx.root, dir)); } catch { return new Map(); }
+  const out = new Map<string, Set<string>>();
+  for (const n of names) {
+    if (!n.startsWith(day) || !/^\d{4}-\d{2}-\d{2}(?:-\d+)?\.md$/.test(n)) continue;
+    let text: string | undefined;
+    try { text = tx.read(`${dir}/${n}`); } catch { continue; }
+    for (const [id, lines] of linesById(text)) {
+      const set = out.get(id);
+      if (set) for (const l of lines) set.add(l); else out.set(id, lines);
+    }
+  }
+  return out;
+}
+
 function linesById(text: string | undefined): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const e of parseEntries(text ?? '')) {
@@ -112,6 +130,10 @@ function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res
     const target = dayFile(ctx.root, day);
     const cur = tx.read(target);
     const have = linesById(cur);
+    // the day already archived (memory/archive/YYYY/MM/DAY*.md) holding the very same line: there
+    // already (a buffer copy a merge of two machines kept while the other archived the day); a new
+    // day file for it would be archived again as DAY-2.md, the entry twice
+    const archived = archivedLines(tx, ctx, day);
     const lines: string[] = [];
     for (const { e, seed } of list) {
       // the day file gives the date
@@ -121,7 +143,7 @@ function mergeAside(tx: Tx, ctx: Ctx, asideRel: string, fallbackDay: string, res
         base.id = derivedId(`${seed}\n${n}`);
         line = formatEntryLine(base);
       }
-      if (have.get(base.id!)?.has(line)) { res.skipped++; continue; }
+      if (have.get(base.id!)?.has(line) || archived.get(base.id!)?.has(line)) { res.skipped++; continue; }
       have.set(base.id!, new Set([line]));
       lines.push(line);
     }
