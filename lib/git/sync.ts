@@ -237,7 +237,14 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
   const taken = (p: string): boolean => plan.has(p) || result.has(p) || git(ctx, ['cat-file', '-e', `${ours}:${p}`]).code === 0 || git(ctx, ['cat-file', '-e', `${theirs}:${p}`]).code === 0;
   for (const [rel, p] of plan) {
     const b = get(base, p.b), o = get(ours, p.o), t = get(theirs, p.t);
-    if (o !== undefined && t !== undefined && o.equals(t)) { result.set(rel, o); continue; }
+    if (o !== undefined && t !== undefined && o.equals(t)) {
+      // the same on both sides, but still seen by the memory-wide pass: both machines rotating one
+      // entry into this day left it kept in the buffer by the entry-wise merge, and only this file
+      // says where it went
+      result.set(rel, o);
+      textResult.set(rel, text(o));
+      continue;
+    }
     const isState = rel === 'SESSION-STATE.md';
     const m = mergeFile({
       rel, base: text(b), ours: text(o), theirs: text(t), forgotten, elsewhere,

@@ -185,3 +185,25 @@ describe('an entry in two logs of the base, each side removing a different copy'
     expect(merged.get('memory/episodic/2026-06-20.md')).toContain(dayLine);
   });
 });
+
+describe('both machines rotating the same entry into the same day', () => {
+  it('the entry-wise buffer merge keeps it, the memory-wide pass takes it out of the buffer', () => {
+    const bufLine = '- 2026-06-26 09:00 [EVENT] rotated on both ^rrrr0001';
+    const dayLine = '- 09:00 [EVENT] rotated on both ^rrrr0001';
+    const bufB = `# Working buffer\n${bufLine}\n`, bufAfter = '# Working buffer\n';
+    const day = `# 2026-06-26\n${dayLine}\n`;
+    const sides = {
+      base: entriesOf([['memory/working-buffer.md', bufB]]),
+      ours: entriesOf([['memory/working-buffer.md', bufAfter], ['memory/episodic/2026-06-26.md', day]]),
+      theirs: entriesOf([['memory/working-buffer.md', bufAfter], ['memory/episodic/2026-06-26.md', day]]),
+    };
+    const elsewhere = { ours: new Set(sides.ours.keys()), theirs: new Set(sides.theirs.keys()) };
+    const buf = mergeFile({ rel: 'memory/working-buffer.md', base: bufB, ours: bufAfter + '- 2026-06-26 10:00 [EVENT] new ^nnnn0001\n', theirs: bufAfter, elsewhere }).text!;
+    expect(buf).toContain('^rrrr0001'); // kept by the file alone: each side moved it, neither removed it
+    const merged = new Map<string, string | undefined>([['memory/working-buffer.md', buf], ['memory/episodic/2026-06-26.md', day]]);
+    for (const [rel, t] of settleEntries(merged, sides, new Set())) merged.set(rel, t);
+    expect(merged.get('memory/working-buffer.md')).not.toContain('^rrrr0001');
+    expect(merged.get('memory/working-buffer.md')).toContain('^nnnn0001');
+    expect(merged.get('memory/episodic/2026-06-26.md')).toContain(dayLine);
+  });
+});

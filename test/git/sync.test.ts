@@ -183,6 +183,23 @@ describe('memtier sync: many machines, one memory', () => {
     }
   });
 
+  it('#2 both machines rotate the same entry into the same day while one keeps writing: the entry once, in the day', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const x = idOf(await a!.run(['wal', 'decide', 'rotated on both machines']));
+    await syncOk(a!);
+    await syncOk(b!);
+    for (const m of [a!, b!]) expect((await m.run(['rotate', '--force'])).code).toBe(0);
+    const y = idOf(await b!.run(['wal', 'decide', 'written after the rotation']));
+    await syncOk(a!);
+    await syncOk(b!);
+    await syncOk(a!);
+    for (const m of [a!, b!]) {
+      expect(linesWith(m.root, x), m.name).toHaveLength(1);
+      expect(linesWith(m.root, x)[0]).toMatch(/^memory\/episodic\//);
+      expect(linesWith(m.root, y)).toHaveLength(1);
+    }
+  });
+
   it('#3 an entry written while a killed sync was half done is merged into its log by the next command, not set aside', async () => {
     const { ms: [a, b] } = await machines(2);
     await a!.run(['wal', 'decide', 'from a']);
