@@ -30,7 +30,9 @@ import { BIN, FIXED_NOW, REPO, testCtx, trackTemp } from '../helpers.js';
 import { expectNoCrash, makeMemory, runCli, snapshotMemory, withoutHousekeeping, type RunResult } from './kit.js';
 
 const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0 && spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim() === String(NOBODY);
+// ... and only where `nobody` can run this Node (CI's Node 24 lives in a 0700 temp folder of root's)
+const asRoot = process.getuid?.() === 0 && spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim() === String(NOBODY)
+  && spawnSync(process.execPath, ['-e', ''], { uid: NOBODY, gid: NOBODY }).status === 0;
 const BUILD = readFileSync(join(REPO, 'dist', 'build-id'), 'utf8').trim();
 const DAY = 'memory/episodic/2026-05-14.md';
 const DAY_TEXT = '# 2026-05-14\n\n- 09:00 [DECISION] deploy with kubernetes on friday ^k8sdecide1\n';
