@@ -18,7 +18,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
-import { gitWriteBlocker } from '../core/git-state.js';
+import { gitDirOf, gitWriteBlocker } from '../core/git-state.js';
 import { deadCommitRecords, gitEnabled, openStore, vetForCommit, type CommitRefusal } from '../store/store.js';
 
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
@@ -37,7 +37,7 @@ export function isGitRepo(root: string): boolean {
 
 export interface GitRun { code: number; stdout: string; stderr: string }
 
-function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
   for (const [k, v] of Object.entries(env)) if ((k.startsWith('GIT_') || k === 'HOME' || k === 'SSH_AUTH_SOCK' || k === 'XDG_CONFIG_HOME') && v !== undefined) out[k] = v;
   if (!out.HOME) out.HOME = '/nonexistent';
@@ -51,17 +51,6 @@ export function git(ctx: Pick<Ctx, 'root' | 'env'>, args: string[], opts: { inpu
   });
   if (r.error) throw new MemtierError(`cannot run git: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}`, { code: 'git', hint: 'install git, or set MEMTIER_GIT=off' });
   return { code: r.status ?? 128, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
-}
-
-function gitDir(root: string): string {
-  const dot = join(root, '.git');
-  try {
-    if (statSync(dot).isFile()) {
-      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dot, 'utf8'));
-      if (m) return resolve(root, m[1]!.trim());
-    }
-  } catch { /* plain folder */ }
-  return dot;
 }
 
 /** Is any git process working in `root`? (Linux /proc; undefined when that cannot be known.) */
@@ -114,7 +103,7 @@ function otherGitLocks(dir: string): string[] {
  * lock would read as a branch of its own). Returns true when a lock was removed.
  */
 export function recoverIndexLock(root: string, nowMs: number): boolean {
-  const dir = gitDir(root);
+  const dir = gitDirOf(root);
   const locks = [...(existsSync(join(dir, 'index.lock')) ? ['index.lock'] : []), ...otherGitLocks(dir)];
   if (locks.length === 0) return false;
   const busy = gitProcessIn(root);
@@ -167,7 +156,7 @@ export interface CommitResult {
   refused?: CommitRefusal[];
 }
 
-function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
+export function identityArgs(ctx: Pick<Ctx, 'root' | 'env'>): string[] {
   const has = (k: string): boolean => git(ctx, ['config', '--get', k]).code === 0 || !!ctx.env[k === 'user.name' ? 'GIT_AUTHOR_NAME' : 'GIT_AUTHOR_EMAIL'];
   const out: string[] = [];
   if (!has('user.name')) out.push('-c', 'user.name=memtier');

@@ -25,7 +25,7 @@ import { MemtierError } from '../core/errors.js';
 import { conflictMarkerLine, gitDirOf, gitWriteBlocker, headBranch } from '../core/git-state.js';
 import { crashPoint } from '../store/crash.js';
 import { openStore } from '../store/store.js';
-import { autoCommit, git, isGitRepo, MEMORY_PATHSPECS, safeCommitText } from './index.js';
+import { autoCommit, git, gitEnv, identityArgs, isGitRepo, MEMORY_PATHSPECS, safeCommitText } from './index.js';
 import { ensureMergeDriver, upgradedAttributes } from './driver.js';
 import { machineName, machineSlug } from './machine.js';
 import { entriesOf, FORGOTTEN_PATH, forgottenIds, lineId, mergeFile, settleEntries } from './merge.js';
@@ -91,7 +91,7 @@ function readBlobs(ctx: Ctx, specs: string[]): Map<string, Buffer | undefined> {
   if (want.length === 0) return out;
   const r = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', ['cat-file', '--batch'], {
     cwd: ctx.root, input: want.join('\n') + '\n', maxBuffer: 1024 * 1024 * 1024,
-    env: { PATH: ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C', HOME: ctx.env.HOME ?? '/nonexistent', GIT_TERMINAL_PROMPT: '0' },
+    env: gitEnv(ctx.env),
   });
   if (r.status !== 0 || !r.stdout) throw new MemtierError('reading files from git failed (git cat-file)', { code: 'git', hint: 'run "git fsck" in the memory folder' });
   const buf = r.stdout as Buffer;
@@ -137,11 +137,6 @@ function modesOf(ctx: Ctx, commit: string, paths: string[]): Map<string, string>
     if (m) out.set(m[2]!, m[1]!);
   }
   return out;
-}
-
-function identity(ctx: Ctx): string[] {
-  const has = (k: string, env: string): boolean => git(ctx, ['config', '--get', k]).code === 0 || !!ctx.env[env];
-  return [...(has('user.name', 'GIT_AUTHOR_NAME') ? [] : ['-c', 'user.name=memtier']), ...(has('user.email', 'GIT_AUTHOR_EMAIL') ? [] : ['-c', 'user.email=memtier@localhost'])];
 }
 
 /** The machine that made a commit: its Memtier-Machine trailer, else its author's name. */
@@ -282,7 +277,7 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
     const lines: string[] = [];
     for (const [rel, content] of result) {
       if (content === undefined) { lines.push(`0 ${'0'.repeat(40)}\t${rel}`); continue; }
-      const h = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', 'hash-object', '-w', '--stdin'], { cwd: ctx.root, input: content, encoding: 'buffer', env: { PATH: ctx.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: ctx.env.HOME ?? '/nonexistent' } });
+      const h = spawnSync(ctx.env.MEMTIER_GIT_BIN || 'git', ['-c', 'core.fsync=all', '-c', 'core.fsyncMethod=fsync', 'hash-object', '-w', '--stdin'], { cwd: ctx.root, input: content, encoding: 'buffer', env: gitEnv(ctx.env) });
       if (h.status !== 0) throw new MemtierError(`storing ${rel} in git failed: ${h.stderr.toString().trim()}`, { code: 'git', file: rel });
       lines.push(`${modes.get(rel) ?? modesT.get(rel) ?? '100644'} ${h.stdout.toString().trim()}\t${rel}`);
     }
@@ -296,7 +291,7 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
       ...(notes.length ? [...notes, ''] : []),
       `${TRAILER}: ${here}`,
     ].join('\n');
-    const commit = must(ctx, [...identity(ctx), 'commit-tree', tree, '-p', ours, '-p', theirs, '-F', '-'], 'making the merge commit', safeCommitText(msg) + '\n').trim();
+    const commit = must(ctx, [...identityArgs(ctx), 'commit-tree', tree, '-p', ours, '-p', theirs, '-F', '-'], 'making the merge commit', safeCommitText(msg) + '\n').trim();
     return { commit, conflicts, notes };
   } finally {
     rmSync(index, { force: true });
