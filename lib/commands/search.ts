@@ -7,6 +7,7 @@ import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { isEntryType, type EntryType } from '../format/entry.js';
 import { quoteInput } from '../store/guards/secrets.js';
+import { MAX_FILE_BYTES } from '../store/guards/text.js';
 import type { SearchOptions, SearchResponse, SearchResult } from '../search/search.js';
 import { lazyImport } from '../core/lazy.js';
 
@@ -68,7 +69,19 @@ function oneLineText(t: string, max = 240): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
+/** The files search could not look into, said after the answer (a silent gap would read as "not in memory"). */
+function tooLargeNote(resp: SearchResponse): string {
+  const big = resp.tooLarge ?? [];
+  if (!big.length) return '';
+  const shown = big.slice(0, 3).join(', ') + (big.length > 3 ? ` and ${big.length - 3} more` : '');
+  return `\nnot searched: ${big.length} file${big.length > 1 ? 's' : ''} over the ${MAX_FILE_BYTES / 1048576} MiB limit (${shown}); split ${big.length > 1 ? 'them' : 'it'} into smaller notes ("memtier health" lists ${big.length > 1 ? 'them' : 'it'})`;
+}
+
 function render(resp: SearchResponse, explain: boolean): string {
+  return renderResults(resp, explain) + tooLargeNote(resp);
+}
+
+function renderResults(resp: SearchResponse, explain: boolean): string {
   if (resp.results.length === 0) {
     // a time the query named and resolved: say which days were searched, not just "no match"
     if (resp.range) {
@@ -158,7 +171,7 @@ export const command: CommandSpec = {
     }
     return {
       text: render(resp, opts.explain === true),
-      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), ...(resp.aliases ? { aliases: resp.aliases } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
+      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), ...(resp.aliases ? { aliases: resp.aliases } : {}), ...(resp.tooLarge ? { tooLarge: resp.tooLarge } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
       exitCode: 0,
     };
   },

@@ -4,10 +4,11 @@
  * index-format.ts, the freshness check freshness.ts, the lazy view over a build index-view.ts; this
  * module re-exports what callers use from them.
  */
-import { rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { stateDirProblem } from '../store/state-dir.js';
+import { MAX_FILE_BYTES } from '../store/guards/text.js';
 import { MemoryIndex, readAndIndex, type IndexView } from './corpus.js';
 import { setCjkMode } from './tokenize.js';
 import { INDEX_DIR, openManifest, readFileTable, readManifest, REBUILD_AT, REBUILD_BYTES, type DirRow } from './index-format.js';
@@ -37,6 +38,13 @@ export interface LoadReport { mode: 'cache' | 'built' | 'fresh'; changed: number
  * once the build has taken a second (progress.ts); nothing anywhere else.
  */
 function buildFrom(ctx: Ctx, scan: Scan): IndexView {
+  const view = buildFiles(ctx, scan);
+  const big = scan.files.filter((f) => f.size > MAX_FILE_BYTES).map((f) => f.path);
+  if (big.length) view.tooLarge = big;
+  return view;
+}
+
+function buildFiles(ctx: Ctx, scan: Scan): IndexView {
   const progress = buildProgress(ctx.log.progress ?? freshnessSourceFor(ctx.root)?.progress, scan.files.length, ctx.env);
   try {
     let bytes = 0;
@@ -106,11 +114,23 @@ export function openIndex(ctx: Ctx, report?: LoadReport): IndexView {
     return withSmallYoungGeneration(() => buildFrom(ctx, scanFiles(ctx.root)));
   }
   const fresh = new MemoryIndex();
+  const big: string[] = [];
   for (const p of fr.changed) {
     const rec = src ? src.record(p) : readAndIndex(ctx.root, p);
     if (rec) fresh.add(rec);
+    else if (isTooLarge(ctx.root, p)) big.push(p); // never in the index: "changed" at every query
   }
-  return new CachedIndex(ctx.root, o.m, o.ft, o.paths, fr.masked, fresh, src?.shared(o.m.build));
+  const view: IndexView = new CachedIndex(ctx.root, o.m, o.ft, o.paths, fr.masked, fresh, src?.shared(o.m.build));
+  if (big.length) view.tooLarge = big;
+  return view;
+}
+
+/** A memory file the index leaves out for its size (a regular file over MAX_FILE_BYTES). */
+function isTooLarge(root: string, rel: string): boolean {
+  try {
+    const st = lstatSync(join(root, rel));
+    return st.isFile() && st.size > MAX_FILE_BYTES;
+  } catch { return false; }
 }
 
 /** Remove the cache (it is rebuilt by the next search). */

@@ -84,6 +84,8 @@ export interface IndexView {
   docCount(file: number): number;
   /** False for files masked in a cached index (changed or deleted since it was built). */
   live(file: number): boolean;
+  /** Memory files left out because they are over MAX_FILE_BYTES (set by cache.ts openIndex/rebuildIndex; search says so). */
+  tooLarge?: string[];
   /** Flat postings chunks of a term (masked files may appear: check live()). */
   postingChunks(term: string): ArrayLike<number>[];
   /** Live entries holding the term. */

@@ -181,6 +181,8 @@ export interface SearchResponse {
   /** Other names of names in the query, declared by the memory (searched too, at EQUIVALENT_WEIGHT). */
   aliases?: string[];
   results: SearchResult[];
+  /** Memory files not searched because they are over the file size limit (MAX_FILE_BYTES). */
+  tooLarge?: string[];
 }
 
 /** Base score of an in-range entry that matches no query term. */
@@ -690,6 +692,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const resp: SearchResponse = { query, terms, total, results };
   if (aliasNames.length) resp.aliases = aliasNames;
   if (range) resp.range = range;
+  if (view.tooLarge?.length) resp.tooLarge = view.tooLarge;
   return resp;
 }
 

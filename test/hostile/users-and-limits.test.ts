@@ -11,6 +11,7 @@
  *   files only (.git/config, .env, .ssh/, .memtier/, the trash refused with not-memory, unread).
  * - 8: a 20 MB request line to the watch socket and a 16 MiB MCP message are refused as they
  *   arrive; the next request is answered.
+ * - 12: a file over 4 MiB is named by search (text and --json) and by health, not silently left out.
  * - 13: recall answers (uncached, unrecorded) when .memtier/ cannot be written.
  *
  * The cases needing another user run as root with `nobody`; elsewhere they are skipped.
@@ -397,5 +398,39 @@ describe.skipIf(!asRoot)('finding 13: recall answers when .memtier/ cannot be wr
       else expect(r.stderr).toMatch(/recall not recorded in the recall history: no permission to write/);
     }
     expect(snapshotMemory(root)).toEqual(before);
+  });
+});
+
+describe('finding 12: a file over the 4 MiB limit is said, not silently left out', () => {
+  const BIG = 'memory/semantic/big-export.md';
+  const bigText = (): string => `---\ntitle: big export\n---\n# Big export\n\nthe zanzibarquux contract is in here.\n${'filler line of an exported chat log\n'.repeat(130_000)}`;
+
+  it('search (text and --json) names the file it could not search, built or from the cache; health says search leaves it out', () => {
+    const root = memory();
+    writeFileSync(join(root, BIG), bigText());
+    for (const round of ['first search (builds the index)', 'second search (the cache)']) {
+      const r = runCli(root, ['search', 'zanzibarquux']);
+      expectNoCrash(r);
+      expect(r.code, round).toBe(0);
+      expect(r.stdout, round).toMatch(/no match for "zanzibarquux"/);
+      expect(r.stdout, round).toContain(`not searched: 1 file over the 4 MiB limit (${BIG})`);
+    }
+    // a query that finds something still says what it could not look into
+    const hit = runCli(root, ['search', 'kubernetes']);
+    expect(hit.stdout).toContain(`${DAY}#L3`);
+    expect(hit.stdout).toContain(`not searched: 1 file over the 4 MiB limit (${BIG})`);
+    const j = runCli(root, ['search', 'zanzibarquux', '--json']);
+    expect(JSON.parse(j.stdout)).toMatchObject({ total: 0, tooLarge: [BIG] });
+    const h = runCli(root, ['health', '--quiet']);
+    expect(h.code).toBe(1);
+    expect(h.stdout + h.stderr).toMatch(new RegExp(`${BIG}: cannot be read: file is \\d+ bytes, over the 4194304-byte limit; search leaves it out`));
+    expect(h.stdout + h.stderr).toMatch(/split it into smaller notes/);
+  });
+
+  it('a memory without such a file says nothing of the kind', () => {
+    const root = memory();
+    const r = runCli(root, ['search', 'kubernetes']);
+    expect(r.stdout).not.toMatch(/not searched/);
+    expect(JSON.parse(runCli(root, ['search', 'kubernetes', '--json']).stdout).tooLarge).toBeUndefined();
   });
 });

@@ -70,6 +70,9 @@ export function allIds(snap: Snapshot, env?: CheckEnv): Set<string> {
  */
 export async function fileFindings(snap: Snapshot, f: MemFile, ids?: Set<string>): Promise<Finding[]> {
   if (f.text === undefined) {
+    if (f.error?.code === 'oversized') {
+      return [{ check: 'syntax', severity: 'fail', file: f.rel, message: `cannot be read: ${f.error.message}; search leaves it out and memtier refuses to write to it`, fix: 'split it into smaller notes (or move its old parts to memory/archive/)' }];
+    }
     return [{ check: 'syntax', severity: 'fail', file: f.rel, ...(f.error?.line ? { line: f.error.line } : {}), message: `cannot be read: ${f.error?.message ?? 'unknown error'}`, fix: 'convert it to UTF-8 text, or move it out of the memory' }];
   }
   return [...(await frontmatterFindings(f)), ...entryFindings(snap, f, ids)];
