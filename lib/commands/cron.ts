@@ -110,7 +110,7 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     // the crontab lines append to .memtier/cron.log: a shell cannot open it in a missing folder
     if (format === 'crontab') {
       assertStateDir(ctx.root, 'the crontab lines\' log (.memtier/cron.log)');
-      mkdirSync(join(ctx.root, '.memtier'), { recursive: true });
+      mkdirSync(join(ctx.root, '.memtier'), { recursive: true, mode: 0o700 });
     }
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);

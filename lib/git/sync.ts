@@ -318,7 +318,7 @@ function intentPath(ctx: Ctx): string { return join(ctx.root, SYNC_INTENT); }
 
 function writeIntent(ctx: Ctx, i: Intent): void {
   const p = intentPath(ctx);
-  mkdirSync(dirname(p), { recursive: true });
+  mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
   const tmp = `${p}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(i) + '\n', { flag: 'w' });
   const fd = openSync(tmp, 'r');

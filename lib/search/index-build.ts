@@ -90,7 +90,7 @@ export class IndexBuilder {
   constructor(root: string, estBytes: number, opts: { buckets?: number; bucketPostings?: number } = {}) {
     this.bucketCap = 3 * (opts.bucketPostings ?? BUCKET_POSTINGS);
     this.dir = join(root, INDEX_DIR, this.build);
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     // about one posting per 9 bytes of markdown
     this.B = opts.buckets ?? pow2AtLeast(estBytes / 9 / SHARD_POSTINGS, MAX_BUCKETS);
     this.logB = Math.log2(this.B);

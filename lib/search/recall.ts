@@ -161,7 +161,7 @@ function writeCache(root: string, c: CacheFile): void {
   const abs = join(root, CACHE_FILE);
   if (stateDirProblem(root)) return; // never write through a linked .memtier/ (health reports it)
   try {
-    mkdirSync(join(root, '.memtier'), { recursive: true });
+    mkdirSync(join(root, '.memtier'), { recursive: true, mode: 0o700 });
     const tmp = `${abs}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(tmp, JSON.stringify(c));
     renameSync(tmp, abs);

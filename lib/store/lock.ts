@@ -190,7 +190,7 @@ function stateDir(root: string): string {
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    try { mkdirSync(dir, { recursive: true }); } catch (e2) { throw notWritable(e2, '.memtier'); }
+    try { mkdirSync(dir, { recursive: true, mode: 0o700 }); } catch (e2) { throw notWritable(e2, '.memtier'); }
   }
   return dir;
 }

@@ -201,6 +201,21 @@ describe.skipIf(!asRoot)('finding 1: another local user cannot answer the owner\
   }, 30_000);
 });
 
+describe('finding 1: .memtier/ is private whichever command makes it first', () => {
+  it('under umask 000, a write, a search (its index) and recall make .memtier/ and .memtier/index 0700', () => {
+    for (const args of [['wal', 'decide', 'use sqlite'], ['search', 'kubernetes'], ['recall', '--query', 'kubernetes'], ['cron', '--take-upkeep', '--dry-run']]) {
+      const root = memory();
+      expect(existsSync(join(root, '.memtier'))).toBe(false);
+      const env = { PATH: process.env.PATH, HOME: root, MEMTIER_NOW: FIXED_NOW, MEMTIER_TZ: 'UTC', MEMTIER_ROOT: root, MEMTIER_WATCH: 'off', MEMTIER_GIT: 'off' };
+      const r = spawnSync('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args], { cwd: root, env, encoding: 'utf8', timeout: 20_000 });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      if (!existsSync(join(root, '.memtier'))) continue; // this command needed no state
+      expect(statSync(join(root, '.memtier')).mode & 0o777, args.join(' ')).toBe(0o700);
+      if (existsSync(join(root, '.memtier/index'))) expect(statSync(join(root, '.memtier/index')).mode & 0o777, args.join(' ')).toBe(0o700);
+    }
+  });
+});
+
 /** Files under the root that are not memory, each with a sentinel that must never be printed. */
 const NOT_MEMORY: Record<string, string> = {
   '.git/config': '[remote "origin"]\n\turl = https://x:SENTINEL-GITCONFIG-91f2@github.com/acme/mem.git\n',
