@@ -56,11 +56,13 @@ exits 1. Merge what you want to keep into FILE (an editor, or copy lines across)
         const line = conflictMarkerLine(readFileSync(join(ctx.root, rel), 'utf8'));
         if (line !== undefined) throw new MemtierError(`${rel} still holds a conflict block at line ${line}`, { code: 'conflict-markers', file: rel, line, hint: 'keep what you want, delete the <<<<<<< ======= >>>>>>> lines, then run resolve again' });
       }
-      const trashed = openStore(ctx).mutate((tx) => copies.map((c) => tx.trash(c)));
+      // listed again under the lock: a sync that ran meanwhile may have brought the other machine's
+      // resolve of the same conflict (its copies gone already: resolved, nothing left to move)
+      const trashed = openStore(ctx).mutate((tx) => conflictCopiesOf(ctx.root, rel).map((c) => tx.trash(c)));
       copiesOf.set(rel, copies);
       done.push({ file: rel, trashed });
     }
-    const lines = done.map((d) => `resolved ${d.file}: ${d.trashed.length} conflict cop${d.trashed.length === 1 ? 'y' : 'ies'} moved to the trash`);
+    const lines = done.map((d) => d.trashed.length ? `resolved ${d.file}: ${d.trashed.length} conflict cop${d.trashed.length === 1 ? 'y' : 'ies'} moved to the trash` : `resolved ${d.file}: its conflict copies were already gone (resolved on another machine, or by another command)`);
     let synced: unknown;
     let exitCode: 0 | 1 = 0;
     if (!flagBool(args, 'no-sync') && existsSync(join(ctx.root, '.git'))) {
