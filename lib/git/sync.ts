@@ -263,6 +263,8 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
     result.set(rel, settled === undefined || empty ? undefined : Buffer.from(settled, 'utf8'));
   }
   for (const g of gone) if (!result.has(g)) result.set(g, undefined);
+  // no machine's own state in the memory's tree: left out of the merge whichever side had it
+  for (const rel of localStateIn(ctx, ours, theirs)) result.set(rel, undefined);
   // the tree: ours with the merged files, in a private index
   const index = join(gitDirOf(ctx.root), `memtier-sync-index-${process.pid}`);
   sweepIndexes(ctx);
@@ -340,6 +342,21 @@ function readIntent(ctx: Ctx): Intent | undefined {
  * still at `from`. A file that is neither `from`'s nor `to`'s version (a person edited it after a
  * killed sync) is kept as NAME.conflict-local.md before `to`'s version is written.
  */
+/** Paths under the root that are a machine's own state, never synced in: .memtier/ and the trash. */
+const LOCAL_STATE = /^(?:\.memtier|memory\/\.trash)(?:\/|$)/;
+
+/** The paths of LOCAL_STATE some of `commits` track. */
+function localStateIn(ctx: Ctx, ...commits: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of commits) {
+    const r = git(ctx, ['ls-tree', '-r', '-z', '--name-only', c, '--', '.memtier', 'memory/.trash']);
+    for (const p of r.stdout.split('\0')) if (p && LOCAL_STATE.test(p)) out.add(p);
+  }
+  return out;
+}
+
+const hasLocalState = (ctx: Ctx, commit: string): boolean => localStateIn(ctx, commit).size > 0;
+
 function moveTo(ctx: Ctx, i: Intent): { kept: string[] } {
   const list = changes(ctx, i.from, i.to, false);
   const blobs = readBlobs(ctx, list.flatMap((c) => [`${i.from}:${c.path}`, `${i.to}:${c.path}`]));
@@ -347,6 +364,9 @@ function moveTo(ctx: Ctx, i: Intent): { kept: string[] } {
   let n = 0;
   openStore(ctx).mutate((tx) => {
     for (const c of list) {
+      // this machine's own state (index, lock, watch announcement, trash) is never another's to
+      // write, even when a clone force-committed its own
+      if (LOCAL_STATE.test(c.path)) continue;
       const want = blobs.get(`${i.to}:${c.path}`);
       const was = blobs.get(`${i.from}:${c.path}`);
       let cur: Buffer | undefined;
@@ -510,7 +530,9 @@ export function sync(ctx: Ctx, opts: SyncOptions = {}): SyncResult {
       const ours = rev(ctx, 'HEAD');
       if (!ours) throw new MemtierError('the memory repository has no commit yet', { code: 'git', hint: 'run any memtier command that writes (or "git commit"), then sync' });
       if (!theirs || theirs === ours || isAncestor(ctx, theirs, ours)) return { moved: false as const };
-      const m = isAncestor(ctx, ours, theirs) ? undefined : mergeCommits(ctx, ours, theirs, here);
+      // a fast-forward only to a tree without another machine's state files (a clone that
+      // force-committed its .memtier/ or trash): else a merge, which leaves them out
+      const m = isAncestor(ctx, ours, theirs) && !hasLocalState(ctx, theirs) ? undefined : mergeCommits(ctx, ours, theirs, here);
       const to = m ? m.commit : theirs;
       writeIntent(ctx, { branch, from: ours, to, started: new Date().toISOString() });
       crashPoint(ctx.env, 'sync.intent');

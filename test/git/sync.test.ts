@@ -458,3 +458,51 @@ describe('killing sync as a process', () => {
     expect(readdirSync(join(a!.root, '.git')).filter((n) => n.startsWith('memtier-sync-index'))).toEqual([]);
   });
 });
+
+describe('memtier sync: what a synced machine cannot do here (SECURITY.md)', () => {
+  it('a .memtier/ file another machine force-committed (watch.json, the index) is never written here; a symbolic link in its tree arrives as a plain file', async () => {
+    const { ms: [a, b, c] } = await machines(3);
+    // b is hostile: it commits state files of its own and a link to a file outside the memory
+    const { mkdirSync, symlinkSync, lstatSync } = await import('node:fs');
+    mkdirSync(join(b!.root, '.memtier'), { recursive: true });
+    writeFileSync(join(b!.root, '.memtier/watch.json'), JSON.stringify({ socket: '/tmp/not-yours.sock', root: a!.root }));
+    symlinkSync('/etc/passwd', join(b!.root, 'memory/semantic/passwd.md'));
+    g(b!.root, 'add', '-f', '.memtier/watch.json', 'memory/semantic/passwd.md');
+    g(b!.root, 'commit', '-qm', 'hostile');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    await a!.run(['add', '--type', 'EVENT', 'laptop entry']);
+    const j = await syncOk(a!);
+    expect(j).toBeDefined();
+    expect(existsSync(join(a!.root, '.memtier/watch.json'))).toBe(false);
+    const st = lstatSync(join(a!.root, 'memory/semantic/passwd.md'));
+    expect(st.isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(a!.root, 'memory/semantic/passwd.md'), 'utf8')).toBe('/etc/passwd');
+    // the memory still works here: a search does not ask the planted server
+    const s = await a!.run(['search', 'laptop']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toMatch(/laptop entry/);
+    // the next sync settles it: this machine's commit drops the planted state file and the link
+    await syncOk(a!);
+    expect(execFileSync('git', ['-C', a!.root, 'status', '--porcelain'], { encoding: 'utf8' })).toBe('');
+    expect(g(a!.root, 'ls-files', '.memtier')).toBe('');
+    expect(g(a!.root, 'ls-files', '-s', 'memory/semantic/passwd.md')).toMatch(/^100644 /);
+    // a machine with nothing of its own to merge (a fast-forward) takes the cleaned tree too
+    await syncOk(c!);
+    expect(existsSync(join(c!.root, '.memtier/watch.json'))).toBe(false);
+    expect(execFileSync('git', ['-C', c!.root, 'status', '--porcelain'], { encoding: 'utf8' })).toBe('');
+  });
+
+  it('a fast-forward to a tree holding another machine\'s .memtier/ is a merge that leaves it out', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(b!.root, '.memtier'), { recursive: true });
+    writeFileSync(join(b!.root, '.memtier/watch.json'), '{"socket":"/tmp/x.sock"}');
+    g(b!.root, 'add', '-f', '.memtier/watch.json');
+    g(b!.root, 'commit', '-qm', 'hostile');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    await syncOk(a!); // a has nothing new: without the check this is a fast-forward
+    expect(existsSync(join(a!.root, '.memtier/watch.json'))).toBe(false);
+    expect(g(a!.root, 'ls-files', '.memtier')).toBe('');
+    expect(execFileSync('git', ['-C', a!.root, 'status', '--porcelain'], { encoding: 'utf8' })).toBe('');
+  });
+});
