@@ -2,10 +2,12 @@
  * `memtier hook claude-code EVENT`: what an agent host's lifecycle hooks run. Reads the host's hook
  * input (JSON on standard input, as Claude Code sends it) and prints what the host expects back:
  *
- *   session-start        boot (what to reload) as added context; starts `memtier watch` when none runs
+ *   session-start        boot (what to reload) as added context; starts `memtier watch` for the session when
+ *                        none runs (it stops with the session's SessionEnd, or after 30 idle minutes)
  *   user-prompt-submit   the recall block for the prompt as added context (nothing when nothing is relevant),
  *                        answered by the memory's memtier watch when one runs (warm), else here
  *   pre-compact, stop    a WAL snapshot of SESSION-STATE.md (the state survives what comes next)
+ *   session-end          releases the session's `memtier watch` (a server the host started stops with its last session)
  *
  * Each step is the code of the memtier command of the same job (boot, recall, wal snapshot, watch
  * --detach), so the hook's answer is the command's. A hook never blocks the host: a failure is
@@ -21,32 +23,44 @@ import { localStamp } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { recall } from '../search/recall.js';
 import { delegate } from '../watch/client.js';
+import { ask, HOLD_SESSION_RE, trustedWatchInfo } from '../watch/protocol.js';
 import { boot } from './boot.js';
 import { saveSnapshot } from './wal.js';
 
 export const HOSTS = ['claude-code'] as const;
-export const EVENTS = ['session-start', 'user-prompt-submit', 'pre-compact', 'stop'] as const;
+export const EVENTS = ['session-start', 'user-prompt-submit', 'pre-compact', 'stop', 'session-end'] as const;
 type Event = (typeof EVENTS)[number];
 
 /** Claude Code's names of the events (hookEventName). */
-const CLAUDE_EVENT: Record<Event, string> = { 'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit', 'pre-compact': 'PreCompact', stop: 'Stop' };
+const CLAUDE_EVENT: Record<Event, string> = { 'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit', 'pre-compact': 'PreCompact', stop: 'Stop', 'session-end': 'SessionEnd' };
+
+/** How long a watch a session started waits without a request before it stops (a host that died never sends SessionEnd). */
+export const HOST_WATCH_IDLE = '30m';
 
 interface HookInput { prompt?: string; source?: string; trigger?: string; session_id?: string }
+
+/** The hook input's session id when it can name a hold (HOLD_SESSION_RE), else undefined. */
+function sessionOf(input: HookInput): string | undefined {
+  return typeof input.session_id === 'string' && HOLD_SESSION_RE.test(input.session_id) ? input.session_id : undefined;
+}
 
 export const command: CommandSpec = {
   name: 'hook',
   summary: 'what agent-host hooks run: boot, recall and WAL snapshots in the host\'s format (Claude Code)',
-  usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop [--no-watch]'],
+  usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop|session-end [--no-watch]'],
   description: `Reads the host's hook input (JSON) on standard input and prints the host's answer:
   session-start        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": BOOT}}
                        (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer); also starts
-                       "memtier watch --detach" when none runs (--no-watch: not)
+                       "memtier watch --detach --idle 30m --session ID" when none runs, or joins the running
+                       one (--no-watch: not)
   user-prompt-submit   {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": RECALL}}
                        for the input's "prompt" (through memtier watch when it runs); prints nothing
                        when nothing is relevant
   pre-compact, stop    a snapshot of SESSION-STATE.md (memory/.snapshots/EVENT-STAMP.md) when it changed
                        since the newest snapshot; prints nothing
-templates/claude-code/ holds a Claude Code plugin wiring these four hooks and "memtier mcp";
+  session-end          releases the session's memtier watch: one a session started stops when the last
+                       session holding it ends (one a person started keeps running); prints nothing
+templates/claude-code/ holds a Claude Code plugin wiring these five hooks and "memtier mcp";
 "memtier init --claude-code" merges the same into a project's .claude/settings.json and .mcp.json.
 A hook never fails the host's turn: problems go to standard error, the exit code is 0.`,
   neverFails: true,
@@ -80,7 +94,8 @@ A hook never fails the host's turn: problems go to standard error, the exit code
         await step('memtier watch --detach', () => {
           const bin = findBin();
           if (!bin) throw new Error('cannot find bin/memtier.js');
-          spawn(process.execPath, [bin, 'watch', '--detach', '--root', ctx.root], { detached: true, stdio: 'ignore', env: ctx.env, cwd: ctx.root }).unref();
+          const session = sessionOf(input);
+          spawn(process.execPath, [bin, 'watch', '--detach', '--root', ctx.root, '--idle', HOST_WATCH_IDLE, ...(session ? ['--session', session] : [])], { detached: true, stdio: 'ignore', env: ctx.env, cwd: ctx.root }).unref();
         });
       }
       if (b) result = answer(b.text);
@@ -92,6 +107,15 @@ A hook never fails the host's turn: problems go to standard error, the exit code
       if (served?.code === 0) { try { text = String((JSON.parse(served.out) as { text?: string }).text ?? ''); } catch { /* run it here */ } }
       if (text === undefined && prompt) text = (await step('recall', () => recall(ctx, prompt)))?.text;
       if (text) result = answer(text);
+    } else if (e === 'session-end') {
+      const session = sessionOf(input);
+      if (session) {
+        await step('release memtier watch', async () => {
+          const t = trustedWatchInfo(ctx.root);
+          if (t && 'info' in t) await ask(t.info.socket, { op: 'release', session }, 1500);
+        });
+      }
+      result = { text: '', json: { ok: true, event: e, ...(session ? { released: session } : {}) } };
     } else {
       const stamp = localStamp(ctx.clock.now(), ctx.clock.tz).replace(/[^0-9]/g, '').slice(0, 14);
       // after every turn (stop): a new file only when the state moved since the newest snapshot

@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
-import { flagBool, flagNumber } from '../cli/spec.js';
+import { flagBool, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { version } from '../core/version.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { ask, readWatchInfo, SOCKET_FILE, trustedWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
+import { ask, HOLD_SESSION_RE, readWatchInfo, SOCKET_FILE, trustedWatchInfo, WATCH_FILE, type WatchInfo } from '../watch/protocol.js';
 import { startServer, type ServerStatus } from '../watch/server.js';
 import { assertStateDir } from '../store/state-dir.js';
 
@@ -63,14 +63,45 @@ async function stop(ctx: Ctx, waitMs: number): Promise<CommandResult> {
   return { text: `stopped memtier watch (pid ${r.info.pid})`, json: { ok: true, running: false, stopped: r.info.pid } };
 }
 
-async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
+/** `--idle`: a duration, `90s`, `30m`, `2h` (a bare number is minutes); 0 or `off`: never. */
+export function parseIdle(v: string): number {
+  if (v === 'off' || v === '0') return 0;
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(v.trim());
+  if (!m) throw new UsageError(`--idle "${v.slice(0, 40)}" is not a duration`, 'e.g. --idle 30m, --idle 90s, --idle 2h, --idle off');
+  const ms = Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'h' ? 3_600_000 : 60_000);
+  if (ms < 1000 || ms > 7 * 86_400_000) throw new UsageError(`--idle ${v} is out of range`, 'between 1s and 7 days (168h)');
+  return Math.round(ms);
+}
+
+function sessionArg(args: Args): string | undefined {
+  const v = flagString(args, 'session');
+  if (v === undefined) return undefined;
+  if (!HOLD_SESSION_RE.test(v)) throw new UsageError('--session takes a host\'s session id', 'letters, digits and . _ : - (at most 128), e.g. the session_id of the hook input');
+  return v;
+}
+
+/** `--release ID`: the host session ID no longer uses the server (a host-started one stops with its last session). */
+async function release(ctx: Ctx, session: string): Promise<CommandResult> {
   const r = await running(ctx.root);
-  if (r) return { text: `memtier watch is already running (pid ${r.info.pid})`, json: { ok: true, running: true, pid: r.info.pid, already: true } };
+  if (!r) return { text: `memtier watch is not running for ${ctx.root}`, json: { ok: true, running: false }, exitCode: 1 };
+  const reply = await ask(r.info.socket, { op: 'release', session }, 2000);
+  const st = reply && reply.ok && 'status' in reply ? reply.status as ServerStatus : undefined;
+  const left = st?.sessions;
+  return { text: `released memtier watch (pid ${r.info.pid}) for session ${session}${left === 0 ? '; it stops (the last host session ended)' : left !== undefined ? `; ${left} session${left === 1 ? '' : 's'} still hold it` : '; it keeps running (not started by a host)'}`, json: { ok: true, running: left !== 0, pid: r.info.pid, ...(left !== undefined ? { sessions: left } : {}) } };
+}
+
+async function detach(ctx: Ctx, waitMs: number, extra: string[] = [], session?: string): Promise<CommandResult> {
+  const r = await running(ctx.root);
+  if (r) {
+    // a host session joining a running server holds it (its SessionEnd releases it)
+    if (session) await ask(r.info.socket, { op: 'hold', session }, 2000);
+    return { text: `memtier watch is already running (pid ${r.info.pid})`, json: { ok: true, running: true, pid: r.info.pid, already: true } };
+  }
   mkdirSync(join(ctx.root, '.memtier'), { recursive: true, mode: 0o700 });
   const log = openSync(join(ctx.root, WATCH_LOG), 'a', 0o600);
   let pid: number | undefined;
   try {
-    const child = spawn(process.execPath, [binPath(), 'watch', '--root', ctx.root], { detached: true, stdio: ['ignore', log, log], env: ctx.env, cwd: ctx.root });
+    const child = spawn(process.execPath, [binPath(), 'watch', '--root', ctx.root, ...extra], { detached: true, stdio: ['ignore', log, log], env: ctx.env, cwd: ctx.root });
     pid = child.pid;
     child.unref();
   } finally {
@@ -88,7 +119,7 @@ async function detach(ctx: Ctx, waitMs: number): Promise<CommandResult> {
 export const command: CommandSpec = {
   name: 'watch',
   summary: 'serve search and recall from a warm index, with the memory watched',
-  usage: ['watch [--detach] [--wait MS]', 'watch --status', 'watch --stop'],
+  usage: ['watch [--detach] [--wait MS] [--idle DURATION] [--session ID]', 'watch --status', 'watch --stop', 'watch --release ID'],
   description: [
     'Runs a server for one memory root: it watches every memory folder (inotify), keeps the index cache warm, and',
     'answers the `search` and `recall` calls of every memtier process on that root over a unix socket, so a cold call',
@@ -100,17 +131,24 @@ export const command: CommandSpec = {
     `The server is announced in ${WATCH_FILE}. Its socket, ${SOCKET_FILE}, is the owner's`,
     'only (0600 in a 0700 folder) and runs reads only: search and recall of this root. MEMTIER_WATCH=off makes the CLI ignore it;',
     'MEMTIER_WATCH=require makes a call fail (exit 2) instead of running without it.',
-    'Exit codes: 0 ok; 1 --status/--stop found no server; 2 error (another server runs, cannot watch).',
+    '--idle DURATION stops it after that long without a request (30m, 90s, 2h). A host starts it for its session',
+    '(--session ID: the Claude Code SessionStart hook does, with --idle 30m); such a server stops when the last session',
+    'holding it is released (--release ID: the SessionEnd hook), or when idle. A server a person started stays.',
+    'Exit codes: 0 ok; 1 --status/--stop/--release found no server; 2 error (another server runs, cannot watch).',
   ].join('\n'),
   flags: [
     { name: 'detach', type: 'boolean', description: 'start in the background and return once it answers' },
     { name: 'status', type: 'boolean', description: 'is a server running for this root, and what it watches' },
     { name: 'stop', type: 'boolean', description: 'stop the running server' },
     { name: 'wait', type: 'number', value: 'MS', description: 'how long --detach / --stop wait', default: 60000 },
+    { name: 'idle', type: 'string', value: 'DURATION', description: 'stop after this long without a request (30m, 90s, 2h; off: never)' },
+    { name: 'session', type: 'string', value: 'ID', description: 'started for (or joined by) this host session: stops when its last session is released' },
+    { name: 'release', type: 'string', value: 'ID', description: 'the host session ID no longer uses the server (a host-started server stops with its last session)' },
   ],
   examples: ['memtier watch --detach', 'memtier watch --status --json', 'memtier watch --stop'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const modes = ['detach', 'status', 'stop'].filter((m) => flagBool(args, m));
+    if (flagString(args, 'release') !== undefined) modes.push('release');
     if (modes.length > 1) throw new UsageError(`watch: choose one of --${modes.join(', --')}`);
     const waitMs = flagNumber(args, 'wait') ?? 60_000;
     // the server's announcement, socket folder and log live in .memtier/: never through a link
@@ -124,10 +162,18 @@ export const command: CommandSpec = {
       return { text: describe(r.status), json: { ok: true, running: true, ...r.status } };
     }
     if (flagBool(args, 'stop')) return stop(ctx, waitMs);
-    if (flagBool(args, 'detach')) return detach(ctx, waitMs);
+    const rel = flagString(args, 'release');
+    if (rel !== undefined) {
+      if (!HOLD_SESSION_RE.test(rel)) throw new UsageError('--release takes a host\'s session id', 'letters, digits and . _ : - (at most 128)');
+      return release(ctx, rel);
+    }
+    const idleFlag = flagString(args, 'idle');
+    const idleMs = idleFlag !== undefined ? parseIdle(idleFlag) : undefined;
+    const session = sessionArg(args);
+    if (flagBool(args, 'detach')) return detach(ctx, waitMs, [...(idleFlag !== undefined ? ['--idle', idleFlag] : []), ...(session ? ['--session', session] : [])], session);
 
     if (!io.main) throw new MemtierError('watch needs the CLI entry to answer calls', { code: 'internal', hint: 'run it as "memtier watch"' });
-    const server = await startServer(ctx, io.main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined, version: version() });
+    const server = await startServer(ctx, io.main, { burstLimit: ctx.env.MEMTIER_WATCH_BURST ? Number(ctx.env.MEMTIER_WATCH_BURST) : undefined, version: version(), idleMs, sessions: session ? [session] : undefined });
     const onSignal = (): void => { void server.close(); };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

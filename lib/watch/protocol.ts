@@ -91,7 +91,16 @@ export interface WatchInfo {
 export interface RunRequest { op: 'run'; build: string; command?: string; argv: string[]; env: Record<string, string>; cwd: string; /** Standard input, for `--messages -`. */ stdin?: string }
 export interface StatusRequest { op: 'status' }
 export interface StopRequest { op: 'stop' }
-export type Request = RunRequest | StatusRequest | StopRequest;
+/**
+ * A host session using the server (a Claude Code session: its SessionStart hold, its SessionEnd
+ * release). A server a host started (`memtier watch --session ID`) stops when the last session it
+ * holds for is released; one a person started keeps running.
+ */
+export interface HoldRequest { op: 'hold' | 'release'; session: string }
+export type Request = RunRequest | StatusRequest | StopRequest | HoldRequest;
+
+/** A host's session id as a hold names it (Claude Code's are UUIDs). */
+export const HOLD_SESSION_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export type Reply =
   | { ok: true; code: number; out: string; err: string }

@@ -29,7 +29,7 @@ import { acquireLock } from '../store/lock.js';
 import { stateDirProblem } from '../store/state-dir.js';
 import { readMemoryFile } from '../store/store.js';
 import { commandIndex } from '../cli/args.js';
-import { ask, buildId, lineReader, MAX_REQUEST_BYTES, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, trustedWatchInfo, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
+import { ask, buildId, HOLD_SESSION_RE, lineReader, MAX_REQUEST_BYTES, PROCESS_ENV, readWatchInfo, requestEnv, rootOf, SERVED_COMMANDS, SOCKET_DIR, SOCKET_FILE, textStream, trustedWatchInfo, WATCH_FILE, type Reply, type Request, type RunRequest, type WatchInfo } from './protocol.js';
 import type { TreeStatus } from './tree.js';
 import { warmMemory } from './warm.js';
 
@@ -42,6 +42,10 @@ export interface ServerStatus {
   requests: number;
   declined: number;
   tree: TreeStatus;
+  /** A host-started server (`--session`): how many host sessions still hold it. */
+  sessions?: number;
+  /** It stops after this long without a request. */
+  idleMs?: number;
 }
 
 export interface WatchServer {
@@ -144,7 +148,16 @@ async function refuseIfRunning(root: string): Promise<void> {
   }
 }
 
-export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: number | undefined; version?: string } = {}): Promise<WatchServer> {
+export interface ServerOptions {
+  burstLimit?: number | undefined;
+  version?: string;
+  /** Stop after this long without a request (hold, release and status count): a server a host started must not outlive it. */
+  idleMs?: number | undefined;
+  /** Started by a host for these sessions (`--session`): stops when the last one is released. */
+  sessions?: string[] | undefined;
+}
+
+export async function startServer(ctx: Ctx, main: Main, opts: ServerOptions = {}): Promise<WatchServer> {
   const root = ctx.root;
   const build = buildId();
   let socket = '';
@@ -177,7 +190,11 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   const closed = new Promise<void>((r) => { resolveClosed = r; });
   let closing: Promise<void> | undefined;
 
-  const status = (): ServerStatus => ({ pid: process.pid, root, socket, build, started, ...stats, tree: tree.status() });
+  // the host sessions this server is held for (a host-started server stops when they are all released)
+  const holds = new Set(opts.sessions ?? []);
+  const hostStarted = opts.sessions !== undefined;
+  let lastRequest = Date.now();
+  const status = (): ServerStatus => ({ pid: process.pid, root, socket, build, started, ...stats, tree: tree.status(), ...(hostStarted ? { sessions: holds.size } : {}), ...(opts.idleMs ? { idleMs: opts.idleMs } : {}) });
 
   const run = async (s: Socket, req: RunRequest): Promise<Reply> => {
     const bad = malformed(req);
@@ -205,8 +222,12 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   };
 
   const handle = (s: Socket, line: string): void => {
-    let req: Request;
-    try { req = JSON.parse(line) as Request; } catch { s.end(JSON.stringify({ ok: false, decline: 'bad request' } satisfies Reply) + '\n'); return; }
+    let parsed: unknown;
+    try { parsed = JSON.parse(line); } catch { /* declined below */ }
+    // a line that is no JSON object (`null` included: reading its op was a server error)
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) { s.end(JSON.stringify({ ok: false, decline: 'bad request' } satisfies Reply) + '\n'); return; }
+    const req = parsed as Request;
+    lastRequest = Date.now();
     s.write('A\n');
     queue = queue.then(async () => {
       if (s.destroyed) return;
@@ -214,8 +235,18 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
       try {
         if (req.op === 'status') reply = { ok: true, status: status() };
         else if (req.op === 'stop') { reply = { ok: true, status: status() }; setImmediate(() => void close()); }
-        else {
-          reply = await run(s, req);
+        else if (req.op === 'hold' || req.op === 'release') {
+          if (typeof req.session !== 'string' || !HOLD_SESSION_RE.test(req.session)) reply = { ok: false, decline: 'bad request: a hold names a session id ([A-Za-z0-9._:-], at most 128)' };
+          else {
+            if (req.op === 'hold') holds.add(req.session); else holds.delete(req.session);
+            reply = { ok: true, status: status() };
+            if (req.op === 'release' && hostStarted && holds.size === 0) {
+              ctx.log.info(`memtier watch: the last host session (${req.session}) ended; stopping`);
+              setImmediate(() => void close());
+            }
+          }
+        } else {
+          reply = await run(s, req as RunRequest);
           if ('code' in reply) stats.requests++; else stats.declined++;
         }
       } catch (e) {
@@ -227,9 +258,11 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
   };
 
   let orphanCheck: ReturnType<typeof setInterval> | undefined;
+  let idleCheck: ReturnType<typeof setInterval> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(orphanCheck);
+      clearInterval(idleCheck);
       warm.close();
       await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
       await queue.catch(() => undefined);
@@ -292,5 +325,14 @@ export async function startServer(ctx: Ctx, main: Main, opts: { burstLimit?: num
       void close();
     }
   }, ORPHAN_CHECK_MS);
+  const idleMs = opts.idleMs;
+  if (idleMs && idleMs > 0) {
+    idleCheck = setInterval(() => {
+      if (Date.now() - lastRequest < idleMs) return;
+      ctx.log.info(`memtier watch: no request for ${Math.round(idleMs / 1000)} s; stopping`);
+      void close();
+    }, Math.max(250, Math.min(60_000, Math.floor(idleMs / 4))));
+    idleCheck.unref?.();
+  }
   return { info, status, sync: () => tree.sync(), close, closed };
 }

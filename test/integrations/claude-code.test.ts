@@ -53,6 +53,59 @@ describe('memtier hook claude-code', () => {
     expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
   });
 
+  it('a watch the sessions started stops with the last SessionEnd; one a person started stays (issue 30 finding 3)', async () => {
+    const root = memory();
+    const status = (): { running: boolean; sessions?: number; idleMs?: number } => {
+      const r = runBin(['watch', '--status', '--root', root, '--json'], { env: ENV });
+      return JSON.parse(r.stdout);
+    };
+    const until = async (want: boolean): Promise<void> => {
+      for (let i = 0; i < 150 && status().running !== want; i++) await new Promise((res) => setTimeout(res, 100));
+      expect(status().running).toBe(want);
+    };
+    expect(hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup', session_id: 'sess-one' }).code).toBe(0);
+    await until(true);
+    expect(status()).toMatchObject({ sessions: 1, idleMs: 30 * 60_000 });
+    // a second session on the same memory joins the running server
+    expect(hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup', session_id: 'sess-two' }).code).toBe(0);
+    for (let i = 0; i < 50 && status().sessions !== 2; i++) await new Promise((res) => setTimeout(res, 100));
+    expect(status().sessions).toBe(2);
+    const end = (id: string) => hook(root, 'session-end', { hook_event_name: 'SessionEnd', reason: 'exit', session_id: id });
+    const e1 = end('sess-one');
+    expect(e1.code, e1.stderr).toBe(0);
+    expect(e1.stdout).toBe('');
+    expect(status()).toMatchObject({ running: true, sessions: 1 });
+    expect(end('sess-two').code).toBe(0);
+    await until(false);
+    expect(existsSync(join(root, '.memtier/watch.json'))).toBe(false);
+    // a SessionEnd with no server, or without a session id, is a no-op (exit 0, nothing printed)
+    expect(end('sess-two')).toMatchObject({ code: 0, stdout: '' });
+    expect(hook(root, 'session-end', { hook_event_name: 'SessionEnd', session_id: undefined })).toMatchObject({ code: 0, stdout: '' });
+    // a server a person started is released, not stopped
+    expect(runBin(['watch', '--detach', '--root', root], { env: ENV }).code).toBe(0);
+    expect(hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup', session_id: 'sess-three' }).code).toBe(0);
+    expect(end('sess-three').code).toBe(0);
+    await new Promise((res) => setTimeout(res, 500));
+    expect(status().running).toBe(true);
+    expect(runBin(['watch', '--stop', '--root', root], { env: ENV }).code).toBe(0);
+  }, 60_000);
+
+  it('memtier watch --idle stops by itself after that long without a request', async () => {
+    const root = memory();
+    const r = runBin(['watch', '--detach', '--idle', '2s', '--root', root], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(runBin(['watch', '--status', '--root', root, '--json'], { env: ENV }).stdout)).toMatchObject({ running: true, idleMs: 2000 });
+    let running = true;
+    for (let i = 0; i < 150 && running; i++) {
+      await new Promise((res) => setTimeout(res, 200));
+      running = existsSync(join(root, '.memtier/watch.json'));
+    }
+    expect(running).toBe(false);
+    expect(readFileSync(join(root, '.memtier/watch.log'), 'utf8')).toMatch(/no request for 2 s; stopping/);
+    expect(runBin(['watch', '--idle', 'soon', '--root', root], { env: ENV })).toMatchObject({ code: 2 });
+    expect(runBin(['watch', '--session', 'bad id!', '--root', root], { env: ENV })).toMatchObject({ code: 2 });
+  }, 60_000);
+
   it('user-prompt-submit: the recall block for the prompt; nothing at all when nothing is relevant', () => {
     const root = memory();
     const r = hook(root, 'user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'which port does the broker use?' });
@@ -200,13 +253,13 @@ describe('memtier init --openclaw', () => {
 });
 
 describe('the plugin folder templates/claude-code', () => {
-  it('wires the four hook commands and the MCP server, and ships the skill', () => {
+  it('wires the five hook commands and the MCP server, and ships the skill', () => {
     const dir = join(REPO, 'templates/claude-code');
     expect(JSON.parse(readFileSync(join(dir, '.claude-plugin/plugin.json'), 'utf8')).name).toBe('memtier');
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks/hooks.json'), 'utf8')).hooks;
-    expect(Object.keys(hooks).sort()).toEqual(['PreCompact', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
     const cmds = Object.values(hooks).map((g: any) => g[0].hooks[0].command);
-    expect(cmds.sort()).toEqual(['memtier hook claude-code pre-compact', 'memtier hook claude-code session-start', 'memtier hook claude-code stop', 'memtier hook claude-code user-prompt-submit']);
+    expect(cmds.sort()).toEqual(['memtier hook claude-code pre-compact', 'memtier hook claude-code session-end', 'memtier hook claude-code session-start', 'memtier hook claude-code stop', 'memtier hook claude-code user-prompt-submit']);
     expect(JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8')).mcpServers.memtier).toEqual({ command: 'memtier', args: ['mcp'] });
     expect(readFileSync(join(dir, 'skills/memtier/SKILL.md'), 'utf8')).toBe(readFileSync(join(REPO, 'templates/SKILL.md'), 'utf8'));
   });
