@@ -34,6 +34,13 @@ type Event = (typeof EVENTS)[number];
 /** Claude Code's names of the events (hookEventName). */
 const CLAUDE_EVENT: Record<Event, string> = { 'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit', 'pre-compact': 'PreCompact', stop: 'Stop', 'session-end': 'SessionEnd' };
 
+/**
+ * SessionStart's boot budget: hosts show hook output over about 10,000 characters as a preview
+ * (the rest in a file the model may never open), so boot is cut to fit under it; every cut names
+ * the lines left out and how to read them (memtier get / memory_get PATH:FROM-TO).
+ */
+export const HOOK_BOOT_CHARS = 9000;
+
 /** How long a watch a session started waits without a request before it stops (a host that died never sends SessionEnd). */
 export const HOST_WATCH_IDLE = '30m';
 
@@ -50,7 +57,8 @@ export const command: CommandSpec = {
   usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop|session-end [--no-watch]'],
   description: `Reads the host's hook input (JSON) on standard input and prints the host's answer:
   session-start        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": BOOT}}
-                       (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer); also starts
+                       (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer; at most 9,000
+                       characters, under the ~10,000 hosts show inline; cuts say how to read the rest); also starts
                        "memtier watch --detach --idle 30m --session ID" when none runs, or joins the running
                        one (--no-watch: not)
   user-prompt-submit   {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": RECALL}}
@@ -88,7 +96,7 @@ A hook never fails the host's turn: problems go to standard error, the exit code
       try { return await fn(); } catch (err) { log.push(`${what}: ${(err as Error).message}`); return undefined; }
     };
     if (e === 'session-start') {
-      const b = await step('boot', () => boot(ctx));
+      const b = await step('boot', () => boot(ctx, HOOK_BOOT_CHARS));
       if (!flagBool(args, 'no-watch')) {
         // started in the background, not awaited: the session does not wait for the index to warm
         await step('memtier watch --detach', () => {

@@ -34,6 +34,23 @@ describe('memtier hook claude-code', () => {
     expect(out.hookSpecificOutput.additionalContext).toContain('upgrade the broker');
   });
 
+  it('session-start: boot fits under the host\'s inline limit (~10,000 characters), the cuts say how to read the rest (issue 30 finding 5)', () => {
+    const root = memory();
+    // a MEMORY.md and a day of notes far over the limit, as months of use make them
+    const index = readFileSync(join(root, 'MEMORY.md'), 'utf8') + Array.from({ length: 300 }, (_, i) => `- [topic ${i}](memory/semantic/topic-${i}.md) — what we know about subsystem ${i} and its owners`).join('\n') + '\n';
+    writeFileSync(join(root, 'MEMORY.md'), index);
+    const day = Array.from({ length: 400 }, (_, i) => `- 09:${String(i % 60).padStart(2, '0')} [EVENT] worked on the broker migration step ${i} with the platform team`).join('\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-15.md'), `# 2026-05-15\n\n${day}\n`);
+    const full = runBin(['boot', '--root', root], { env: ENV }).stdout;
+    expect(full.length).toBeGreaterThan(12_000);
+    const r = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup' }, ['--no-watch']);
+    expect(r.code, r.stderr).toBe(0);
+    const ctx = JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
+    expect(ctx.length).toBeLessThanOrEqual(9000);
+    expect(ctx).toContain('==> MEMORY.md <==');
+    expect(ctx).toMatch(/memtier get [^\s\]]+:\d+-/);
+  });
+
   it('session-start without --no-watch starts memtier watch in the background; user-prompt-submit is then answered by it', async () => {
     const root = memory();
     const r = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup' });
