@@ -18,7 +18,7 @@ import stem from 'wink-porter2-stemmer';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 7;
+export const TOKENIZER_VERSION = 8;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -104,6 +104,8 @@ export function fold(text: string): string {
 }
 
 const stemCache = new Map<string, string>();
+/** Longer words are kept as they are (not stemmed). */
+export const MAX_STEM_LEN = 64;
 
 /** Normalize one Latin-script word: possessive, stop word, stem. Returns '' when dropped. */
 export function normalizeWord(w: string): string {
@@ -116,7 +118,9 @@ export function normalizeWord(w: string): string {
   if (/^[a-z]+$/.test(t)) {
     let s = stemCache.get(t);
     if (s === undefined) {
-      s = t.length > 2 ? stem(t) : t;
+      // the stemmer's time grows with the square of a word's length (a 20,000-letter "word" took
+      // 12 s and held the watch server's loop): no English word has more than 45 letters
+      s = t.length > 2 && t.length <= MAX_STEM_LEN ? stem(t) : t;
       if (stemCache.size < 50_000) stemCache.set(t, s);
     }
     return s;
