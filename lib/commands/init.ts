@@ -255,6 +255,9 @@ it set up: every memory path in a new repository, only the files init created in
       const text = ch.some((c) => c.changed) ? ch.filter((c) => c.changed).map((c) => c.diff.replace(/^=+\n/, '').trimEnd()).join('\n') + '\ndry run: nothing changed' : 'the Claude Code settings already hold memtier\'s hooks and MCP server: nothing to change';
       return { text, json: { ok: true, dryRun: true, claudeCode: ch.map(({ before: _b, ...c }) => c) } };
     }
+    // the host's settings checked before anything is written: a malformed settings.json stops
+    // init with the memory untouched, not after the skeleton was made
+    if (claude) await (await import('../integrations/claude-code.js')).claudeCodeSetup(root, { dryRun: true });
     const r = initMemory(ctx, root, { git: flagBool(args, 'git') });
     if (r.git) await commitInit(ctx, r);
     const lines: string[] = [];
@@ -276,7 +279,11 @@ it set up: every memory path in a new repository, only the files init created in
     if (claude) {
       const { claudeCodeSetup } = await import('../integrations/claude-code.js');
       claudeCode = await claudeCodeSetup(root, { rel: (a) => relative(ctx.cwd, a) || a });
-      for (const c of claudeCode) lines.push(c.changed ? `claude code: updated ${c.path}\n${c.diff.replace(/^=+\n/, '').trimEnd()}` : `claude code: ${c.path} already set up`);
+      for (const c of claudeCode) {
+        if (!c.changed) { lines.push(`claude code: ${c.path} already set up`); continue; }
+        const where = [c.target ? `the link's target ${c.target}` : '', c.backup ? `the previous version saved as ${c.backup}` : ''].filter(Boolean).join('; ');
+        lines.push(`claude code: updated ${c.path}${where ? ` (${where})` : ''}\n${c.diff.replace(/^=+\n/, '').trimEnd()}`);
+      }
     }
     let openclaw: { skill: string; written: boolean } | undefined;
     if (flagBool(args, 'openclaw')) {

@@ -5,12 +5,36 @@
  * snippets of templates/codex/ for a memory root. These are settings files, not memory: they are
  * written by atomic rename, not through the memory store.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemtierError } from '../core/errors.js';
 
-export interface SettingsChange { path: string; before: string | undefined; after: string; diff: string; changed: boolean }
+export interface SettingsChange {
+  path: string;
+  before: string | undefined;
+  after: string;
+  diff: string;
+  changed: boolean;
+  /** The file written when `path` is a symbolic link (its target, edited in place of the link). */
+  target?: string;
+  /** Where the version before this change was saved (an existing file memtier changed). */
+  backup?: string;
+}
+
+/** The indentation a JSON text uses (its first indented line's), so a rewrite keeps the person's style; 2 spaces by default. */
+function indentOf(text: string | undefined): string | number {
+  const m = text ? /\n([ \t]+)["}\]]/.exec(text) : null;
+  return m ? m[1]! : 2;
+}
+
+/** Where to write `abs`: the target of a symbolic link (a dotfiles setup links settings.json), else abs itself. */
+function writeTarget(abs: string): string {
+  try {
+    if (lstatSync(abs).isSymbolicLink()) return realpathSync(abs);
+  } catch { /* a new file, or a dangling link: written where it is named */ }
+  return abs;
+}
 
 /** templates/ of this package (works from lib/ and dist/lib/). */
 export function templatesDir(): string {
@@ -67,19 +91,26 @@ export async function claudeCodeSetup(project: string, opts: { dryRun?: boolean;
   const servers = (m.json.mcpServers as Json | undefined) ?? {};
   const mcpAfter = servers.memtier ? m.json : { ...m.json, mcpServers: { ...servers, ...oursMcp } };
   const out = [
-    await change(opts.rel ? opts.rel(settingsPath) : settingsPath, s.text, JSON.stringify(mergeHooks(s.json, oursHooks), null, 2) + '\n'),
-    await change(opts.rel ? opts.rel(mcpPath) : mcpPath, m.text, JSON.stringify(mcpAfter, null, 2) + '\n'),
+    await change(opts.rel ? opts.rel(settingsPath) : settingsPath, s.text, JSON.stringify(mergeHooks(s.json, oursHooks), null, indentOf(s.text)) + '\n'),
+    await change(opts.rel ? opts.rel(mcpPath) : mcpPath, m.text, JSON.stringify(mcpAfter, null, indentOf(m.text)) + '\n'),
   ];
   // an unchanged file keeps its bytes (no reformatting of a person's JSON)
   for (const [i, abs] of [settingsPath, mcpPath].entries()) {
     const c = out[i]!;
     if (c.before !== undefined && JSON.stringify(JSON.parse(c.before)) === JSON.stringify(JSON.parse(c.after))) { c.after = c.before; c.changed = false; c.diff = ''; }
-    if (!opts.dryRun && c.changed) {
-      mkdirSync(dirname(abs), { recursive: true });
-      const tmp = `${abs}.memtier-${process.pid}.tmp`;
-      writeFileSync(tmp, c.after);
-      renameSync(tmp, abs);
-    }
+    if (!c.changed) continue;
+    const target = writeTarget(abs);
+    if (target !== abs) c.target = target;
+    // the person's version is kept beside it, named in the output (a rewrite cannot keep every comma and comment)
+    if (c.before !== undefined) c.backup = `${opts.rel ? opts.rel(target) : target}.memtier-backup`;
+    if (opts.dryRun) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    let mode = 0o644;
+    try { mode = statSync(target).mode & 0o777; } catch { /* a new file */ }
+    if (c.before !== undefined) writeFileSync(`${target}.memtier-backup`, c.before, { mode });
+    const tmp = `${target}.memtier-${process.pid}.tmp`;
+    writeFileSync(tmp, c.after, { mode });
+    renameSync(tmp, target);
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * without clobbering them; the shipped plugin folder wiring the same commands.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, runBin, tmpTree } from '../helpers.js';
 
@@ -215,6 +215,41 @@ describe('memtier init --claude-code', () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/\.mcp\.json: is not valid JSON/);
     expect(readFileSync(join(root, '.mcp.json'), 'utf8')).toBe('{ broken');
+  });
+
+  // issue #30 finding 4
+  it('a malformed settings.json stops init before anything is written; a linked settings.json is edited at its target; the previous version is kept and named; the indentation is kept', () => {
+    const root = join(tmpTree(), 'project');
+    mkdirSync(join(root, '.claude'), { recursive: true });
+    writeFileSync(join(root, '.claude/settings.json'), '{ "permissions": { "allow": [ } }');
+    const bad = runBin(['init', root, '--claude-code']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/settings\.json: is not valid JSON/);
+    expect(bad.stderr).toMatch(/nothing was changed/);
+    expect(readdirSync(root).sort()).toEqual(['.claude']); // no skeleton, no .mcp.json
+    expect(readdirSync(join(root, '.claude'))).toEqual(['settings.json']);
+    // a dotfiles setup: the project's settings.json is a link to a file kept elsewhere
+    const dotfiles = join(tmpTree(), 'dotfiles');
+    mkdirSync(dotfiles);
+    const mine = '{\n\t"permissions": {\n\t\t"allow": ["Bash(npm test)"]\n\t}\n}\n';
+    writeFileSync(join(dotfiles, 'claude-settings.json'), mine);
+    rmSync(join(root, '.claude/settings.json'));
+    symlinkSync(join(dotfiles, 'claude-settings.json'), join(root, '.claude/settings.json'));
+    const r = runBin(['init', root, '--claude-code', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(join(root, '.claude/settings.json')).isSymbolicLink()).toBe(true);
+    const after = readFileSync(join(dotfiles, 'claude-settings.json'), 'utf8');
+    expect(JSON.parse(after).hooks.SessionStart[0].hooks[0].command).toBe('memtier hook claude-code session-start');
+    expect(after).toMatch(/\n\t"permissions": \{\n\t\t"allow"/); // tabs, as the person wrote it
+    expect(readFileSync(join(dotfiles, 'claude-settings.json.memtier-backup'), 'utf8')).toBe(mine);
+    const j = JSON.parse(r.stdout);
+    expect(j.claudeCode[0]).toMatchObject({ changed: true, target: join(realpathSync(dotfiles), 'claude-settings.json'), backup: expect.stringMatching(/claude-settings\.json\.memtier-backup$/) });
+    const text = runBin(['init', join(tmpTree(), 'other'), '--claude-code']);
+    expect(text.code).toBe(0);
+    // a new file needs no backup; a changed one names it in the text output
+    writeFileSync(join(root, '.mcp.json'), '{"mcpServers": {}}');
+    const again = runBin(['init', root, '--claude-code']);
+    expect(again.stdout).toMatch(/claude code: updated \S*\.mcp\.json \(the previous version saved as \S*\.mcp\.json\.memtier-backup\)/);
   });
 
   // issue #30 finding 2: with no DIR it used the resolved root (~/.openclaw/workspace) and left the project untouched
