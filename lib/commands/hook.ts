@@ -17,6 +17,8 @@ import type { Args, CommandResult, CommandSpec, Io } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import { readStdin } from '../cli/stdin.js';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { findBin } from '../core/bin.js';
 import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
@@ -44,7 +46,24 @@ export const HOOK_BOOT_CHARS = 9000;
 /** How long a watch a session started waits without a request before it stops (a host that died never sends SessionEnd). */
 export const HOST_WATCH_IDLE = '30m';
 
-interface HookInput { prompt?: string; source?: string; trigger?: string; session_id?: string }
+interface HookInput { prompt?: string; source?: string; trigger?: string; session_id?: string; cwd?: string }
+
+/**
+ * The Claude Code settings file that already runs memtier's hooks (`init --claude-code` put them
+ * there), if any: the project's .claude/settings.json or settings.local.json, or the user's
+ * ~/.claude/settings.json. The plugin's hooks then stand down, so each event runs once.
+ */
+function settingsRunningHooks(project: string, env: NodeJS.ProcessEnv): string | undefined {
+  const files = [join(project, '.claude/settings.json'), join(project, '.claude/settings.local.json')];
+  const home = env.HOME;
+  if (home) files.push(join(home, '.claude/settings.json'));
+  for (const f of files) {
+    let text: string;
+    try { text = readFileSync(f, 'utf8'); } catch { continue; }
+    if (/memtier hook claude-code (?!.*--plugin)/.test(text)) return f;
+  }
+  return undefined;
+}
 
 /** The hook input's session id when it can name a hold (HOLD_SESSION_RE), else undefined. */
 function sessionOf(input: HookInput): string | undefined {
@@ -72,7 +91,10 @@ templates/claude-code/ holds a Claude Code plugin wiring these five hooks and "m
 "memtier init --claude-code" merges the same into a project's .claude/settings.json and .mcp.json.
 A hook never fails the host's turn: problems go to standard error, the exit code is 0.`,
   neverFails: true,
-  flags: [{ name: 'no-watch', type: 'boolean', description: 'session-start: do not start memtier watch' }],
+  flags: [
+    { name: 'no-watch', type: 'boolean', description: 'session-start: do not start memtier watch' },
+    { name: 'plugin', type: 'boolean', description: 'run by the Claude Code plugin: does nothing where the settings already run memtier\'s hooks (init --claude-code), so no hook runs twice' },
+  ],
   examples: ['echo \'{"hook_event_name":"UserPromptSubmit","prompt":"which database do we use?"}\' | memtier hook claude-code user-prompt-submit'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
     const [host, event, ...extra] = args.positionals;
@@ -86,6 +108,10 @@ A hook never fails the host's turn: problems go to standard error, the exit code
     }
     const log: string[] = [];
     const e = event as Event;
+    if (flagBool(args, 'plugin')) {
+      const by = settingsRunningHooks(typeof input.cwd === 'string' && input.cwd ? input.cwd : ctx.cwd, ctx.env);
+      if (by) return { text: '', json: { ok: true, event: e, skipped: `${by} already runs memtier's hooks` } };
+    }
     const answer = (context: string): CommandResult => {
       const out = { hookSpecificOutput: { hookEventName: CLAUDE_EVENT[e], additionalContext: context } };
       // the host reads this JSON from standard output with or without --json

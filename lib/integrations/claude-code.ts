@@ -82,7 +82,8 @@ async function change(path: string, before: string | undefined, after: string): 
 /** The changes `init --claude-code` makes in `project` (written unless dryRun). */
 export async function claudeCodeSetup(project: string, opts: { dryRun?: boolean; rel?: (abs: string) => string } = {}): Promise<SettingsChange[]> {
   const t = templatesDir();
-  const oursHooks = (JSON.parse(readFileSync(join(t, 'claude-code/hooks/hooks.json'), 'utf8')) as { hooks: Record<string, HookGroup[]> }).hooks;
+  // the plugin's hooks, without the flag that makes them stand down where these settings run them
+  const oursHooks = (JSON.parse(readFileSync(join(t, 'claude-code/hooks/hooks.json'), 'utf8').split(' --plugin"').join('"')) as { hooks: Record<string, HookGroup[]> }).hooks;
   const oursMcp = (JSON.parse(readFileSync(join(t, 'claude-code/.mcp.json'), 'utf8')) as { mcpServers: Json }).mcpServers;
   const settingsPath = join(project, '.claude', 'settings.json');
   const mcpPath = join(project, '.mcp.json');
@@ -120,9 +121,23 @@ export function openclawSkill(): string {
   return readFileSync(join(templatesDir(), 'openclaw/SKILL.md'), 'utf8');
 }
 
-/** The Codex MCP entry and AGENTS.md section for a memory at `root`. */
+/**
+ * The Codex MCP entry and AGENTS.md section for a memory at `root`. In config.toml the root goes
+ * into a TOML string made for it (pasted into "…" as it was, `C:\Users\me` or a `"` in a path made
+ * the file invalid TOML), and the entry gives the server a startup timeout of 30 s.
+ */
 export function codexSnippets(root: string): { configToml: string; agentsMd: string } {
+  /**
+   * `s` as a TOML string: a literal string ('…', taken as written: a Windows path's backslashes
+   * stay backslashes) when it can be one, with no single quote and no control character but tab;
+   * else a basic string ("…") with `"` and `\` escaped and every control character as an escape.
+   */
+  const tomlString = (s: string): string => {
+    if (!/['\u0000-\u0008\u000a-\u001f\u007f]/.test(s)) return `'${s}'`;
+    const esc: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+    return `"${s.replace(/["\\\u0000-\u001f\u007f]/g, (c) => esc[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`)}"`;
+  };
   const t = templatesDir();
-  const fill = (s: string): string => s.split('MEMORY_ROOT').join(root);
-  return { configToml: fill(readFileSync(join(t, 'codex/config.toml'), 'utf8')), agentsMd: fill(readFileSync(join(t, 'codex/AGENTS.md'), 'utf8')) };
+  const toml = readFileSync(join(t, 'codex/config.toml'), 'utf8').split("'MEMORY_ROOT'").join(tomlString(root));
+  return { configToml: toml, agentsMd: readFileSync(join(t, 'codex/AGENTS.md'), 'utf8').split('MEMORY_ROOT').join(root) };
 }

@@ -277,7 +277,7 @@ describe('memtier init --claude-code', () => {
     const r = runBin(['init', root, '--codex', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.codex.configToml).toContain(`args = ["mcp", "--root", "${root}"]`);
+    expect(j.codex.configToml).toContain(`args = ["mcp", "--root", '${root}']`);
     expect(j.codex.agentsMd).toContain('memory_search');
   });
 });
@@ -305,13 +305,33 @@ describe('memtier init --openclaw', () => {
 });
 
 describe('the plugin folder templates/claude-code', () => {
+  it('its hooks stand down where init --claude-code already put memtier\'s hooks in the settings: no event runs twice (issue 30 finding 4)', () => {
+    const root = memory();
+    const prompt = { hook_event_name: 'UserPromptSubmit', prompt: 'which port does the broker use?', cwd: root };
+    // the plugin alone: it answers
+    const alone = hook(root, 'user-prompt-submit', prompt, ['--plugin']);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(JSON.parse(alone.stdout).hookSpecificOutput.additionalContext).toMatch(/port 7001/);
+    // the project set up with init --claude-code too: the settings' hook answers, the plugin's is silent
+    expect(runBin(['init', root, '--claude-code']).code).toBe(0);
+    const settings = readFileSync(join(root, '.claude/settings.json'), 'utf8');
+    expect(settings).toContain('"memtier hook claude-code user-prompt-submit"');
+    expect(settings).not.toContain('--plugin');
+    const both = hook(root, 'user-prompt-submit', prompt, ['--plugin']);
+    expect(both).toMatchObject({ code: 0, stdout: '' });
+    const viaSettings = hook(root, 'user-prompt-submit', prompt);
+    expect(JSON.parse(viaSettings.stdout).hookSpecificOutput.additionalContext).toMatch(/port 7001/);
+    const start = hook(root, 'session-start', { hook_event_name: 'SessionStart', source: 'startup', cwd: root }, ['--plugin', '--no-watch']);
+    expect(start).toMatchObject({ code: 0, stdout: '' });
+  });
+
   it('wires the five hook commands and the MCP server, and ships the skill', () => {
     const dir = join(REPO, 'templates/claude-code');
     expect(JSON.parse(readFileSync(join(dir, '.claude-plugin/plugin.json'), 'utf8')).name).toBe('memtier');
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks/hooks.json'), 'utf8')).hooks;
     expect(Object.keys(hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
     const cmds = Object.values(hooks).map((g: any) => g[0].hooks[0].command);
-    expect(cmds.sort()).toEqual(['memtier hook claude-code pre-compact', 'memtier hook claude-code session-end', 'memtier hook claude-code session-start', 'memtier hook claude-code stop', 'memtier hook claude-code user-prompt-submit']);
+    expect(cmds.sort()).toEqual(['pre-compact', 'session-end', 'session-start', 'stop', 'user-prompt-submit'].map((e) => `memtier hook claude-code ${e} --plugin`));
     expect(JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8')).mcpServers.memtier).toEqual({ command: 'memtier', args: ['mcp'] });
     expect(readFileSync(join(dir, 'skills/memtier/SKILL.md'), 'utf8')).toBe(readFileSync(join(REPO, 'templates/SKILL.md'), 'utf8'));
   });

@@ -44,7 +44,7 @@ describe('memtier mcp over stdio', () => {
   it('lists its tools with descriptions and truthful annotations, and its resources', async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['memory_get', 'memory_health', 'memory_recall', 'memory_search', 'memory_wal', 'memory_write']);
+    expect(Object.keys(byName).sort()).toEqual(['memory_forget', 'memory_get', 'memory_health', 'memory_recall', 'memory_recent', 'memory_search', 'memory_supersede', 'memory_wal', 'memory_write']);
     for (const t of tools) expect(t.description!.length, t.name).toBeGreaterThan(80);
     expect(byName.memory_search!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.memory_get!.annotations).toMatchObject({ readOnlyHint: true });
