@@ -103,6 +103,13 @@ const BENIGN = `# Notes
   and sk-learn notes continue
 - the base64 blob QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk=
 - [link](memory/semantic/people.md) — hook, \`code\`, **bold**, > quote
+- the pass is closed; the mountain pass is 2400m high; the boarding pass is 2026-05-14
+- pw: see vault; passcode is on the wiki; the passcode was changed on 2026-05-14
+- the password for the guest wifi is on the fridge; call the pass office at 555-0134
+- --- begin private key rotation notes --- and a markdown rule below
+-----
+- escaped \\_\\_init\\_\\_, a%20b, R&amp;D, &copy; 2026, 50% off
+- ghp_ docs, npm_config-cache-dir-for-the-build, hf_transfer-enabled-by-default-in-the-new-version
 | table | with | cells |
 |-------|------|-------|
 | a | b | c |
@@ -201,7 +208,7 @@ describe('the fast scans match their definitions', () => {
   // pieces of every PREFILTER literal (whole, in upper case, with one character changed) among
   // the characters around them, so each literal is met at the text's edges and glued to others
   const LITS = ['sk-', 'rk_live_', 'sk_live_', 'ghp_', 'ghr_', 'github_pat_', 'clh_', 'akia', 'asia', 'xox', 'hooks.slack', 'aiza', 'eyj', 'npm_', 'glpat-', 'hf_', 'private key',
-    '://a@', '://x y@', 'pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'private_key', 'privatekey', 'bearer', 'basic', 'accountkey', 'sharedaccesskey',
+    '://a@', '://x y@', 'pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'private_key', 'privatekey', 'bearer', 'basic', 'accountkey', 'sharedaccesskey', 'pw', '---', '-----',
     'sk' + '0123456789abcdef'.repeat(2), 'sg.', 'discord', ':aa', 'm' + 'a1_-'.repeat(6) + '.', 'o' + 'x'.repeat(25) + '.', 'n' + 'y'.repeat(22) + '.', '密码', '口令', '密碼'];
   const NOISE = 'sSkK-_rRlLiIvVeEgGhHpPoOuUtTbBcCaAyYjJxXzZnNmMwWdD:/@. 0123456789abcdef\n\t\u00a0\u017f\u212a密码口令碼';
 
@@ -233,7 +240,8 @@ describe('the fast scans match their definitions', () => {
     // split by a space or a line break, as the joined-token pass reads them)
     const rnd = seededRandom(21);
     const pick = <T>(a: ArrayLike<T>): T => a[Math.floor(rnd() * a.length)]!;
-    const pieces = [...SAMPLES.map((x) => x.sample), ...LITS, 'password is Tr0ub4dor&3', 'token=abc123xyz', 'Bearer ', 'Basic ', 'AccountKey=', ' ', '\n', 'https://u:p4ss@h.example/x'];
+    const pieces = [...SAMPLES.map((x) => x.sample), ...LITS, 'password is Tr0ub4dor&3', 'token=abc123xyz', 'Bearer ', 'Basic ', 'AccountKey=', ' ', '\n', 'https://u:p4ss@h.example/x',
+      'the passcode is 8841-2290-77', 'my pass is Hunter2!', 'pw: ', '----- begin rsa private key -----', '\\_', '%5F', '&#95;', '&lowbar;', '-', ' . ', '\u3164', '\ufe0f'];
     let findings = 0;
     for (let k = 0; k < 6000; k++) {
       let s = '';

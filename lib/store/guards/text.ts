@@ -60,9 +60,11 @@ export function printableJson(json: string): string {
 /**
  * Characters that do not show, or show as a plain space, on a terminal: controls, format characters
  * (zero-width space, joiners, bidi marks, soft hyphen), the other default-ignorable code points
- * (Hangul fillers, variation selectors, U+034F) and every space but U+0020.
+ * (Hangul fillers, variation selectors, U+034F) and every space but U+0020. The Hangul fillers
+ * (U+115F, U+1160, U+3164, U+FFA0) are also named: not every engine's Unicode tables count them
+ * default-ignorable. The secret scanner removes the same set (IGNORABLE in ./secrets.ts).
  */
-const INVISIBLE_SOURCE = '[\\p{Cc}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Zs}\\p{Zl}\\p{Zp}]';
+const INVISIBLE_SOURCE = '[\\p{Cc}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Zs}\\p{Zl}\\p{Zp}\\u115f\\u1160\\u3164\\uffa0]';
 /** Made on first use: their Unicode tables cost a cold process that never quotes a value. */
 let invisible: RegExp | undefined;
 let invisibleG: RegExp | undefined;
