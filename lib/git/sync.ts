@@ -191,11 +191,25 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
   // version, not the deleted old one (both machines archiving one day)
   const addedO = new Set(co.filter((c) => c.status === 'A').map((c) => c.path));
   const addedT = new Set(ct.filter((c) => c.status === 'A').map((c) => c.path));
-  for (const [from, to] of renO) { plan.set(to, { b: from, o: to, t: renT.get(from) ?? (addedT.has(to) ? to : from) }); gone.add(from); }
+  // a file one side moved and the other changed in place while also adding the move's target
+  // (both machines archived a day; one of them later got an entry for that day, written back to
+  // episodic/): the changed old file is its own file of the merge, not dropped with the move (it
+  // holds entries nowhere else on that side; dropped, they were lost: the three-machine chaos run,
+  // seed 3662316881)
+  const changedO = new Set(co.filter((c) => c.status === 'M').map((c) => c.path));
+  const changedT = new Set(ct.filter((c) => c.status === 'M').map((c) => c.path));
+  for (const [from, to] of renO) {
+    const t = renT.get(from) ?? (addedT.has(to) ? to : from);
+    plan.set(to, { b: from, o: to, t });
+    if (t === to && changedT.has(from)) plan.set(from, { b: from, o: from, t: from });
+    else gone.add(from);
+  }
   for (const [from, to] of renT) {
     if (renO.has(from)) { if (to !== renO.get(from)) gone.add(to); continue; }
-    plan.set(to, { b: from, o: addedO.has(to) ? to : from, t: to });
-    gone.add(from);
+    const o = addedO.has(to) ? to : from;
+    plan.set(to, { b: from, o, t: to });
+    if (o === to && changedO.has(from)) plan.set(from, { b: from, o: from, t: from });
+    else gone.add(from);
   }
   for (const c of [...co, ...ct]) if (c.status !== 'R' && !plan.has(c.path) && !gone.has(c.path)) plan.set(c.path, { b: c.path, o: c.path, t: c.path });
   for (const g of gone) plan.delete(g);

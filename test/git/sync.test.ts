@@ -506,3 +506,38 @@ describe('memtier sync: what a synced machine cannot do here (SECURITY.md)', () 
     expect(execFileSync('git', ['-C', a!.root, 'status', '--porcelain'], { encoding: 'utf8' })).toBe('');
   });
 });
+
+describe('memtier sync: a day moved on one machine, changed in place and moved on the other', () => {
+  // the three-machine chaos run, seed 3662316881: both machines archived a day; one of them later
+  // got an entry of that day written back to episodic/ (a file of that entry alone); the merge took
+  // the other's move of episodic/DAY.md for both and dropped the changed file, and the entry with it
+  it('an entry in the old file one side changed and the other moved stays, once', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const day = 'memory/episodic/2026-07-08.md';
+    const arch = 'memory/archive/2026/07/2026-07-08.md';
+    const line = (id: string, t: string): string => `- 09:00 [EVENT] ${t} ^${id}`;
+    const { mkdirSync, rmSync } = await import('node:fs');
+    writeFileSync(join(b!.root, day), `# 2026-07-08\n\n${line('dayentry01', 'first')}\n${line('dayentry02', 'second')}\n${line('lateentry9', 'the late one')}\n`);
+    g(b!.root, 'add', day);
+    g(b!.root, 'commit', '-qm', 'the day');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    await syncOk(a!);
+    // a: archives the whole day (a move)
+    mkdirSync(join(a!.root, 'memory/archive/2026/07'), { recursive: true });
+    g(a!.root, 'mv', day, arch);
+    g(a!.root, 'commit', '-qm', 'archive the day');
+    // b: archived it before the late entry reached it, then got the entry back in episodic/
+    mkdirSync(join(b!.root, 'memory/archive/2026/07'), { recursive: true });
+    writeFileSync(join(b!.root, arch), `# 2026-07-08\n\n${line('dayentry01', 'first')}\n${line('dayentry02', 'second')}\n`);
+    writeFileSync(join(b!.root, day), `${line('lateentry9', 'the late one')}\n`);
+    g(b!.root, 'add', arch, day);
+    g(b!.root, 'commit', '-qm', 'archive, then the late entry');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    rmSync(join(a!.root, '.memtier'), { recursive: true, force: true });
+    await syncOk(a!);
+    await syncOk(b!);
+    for (const m of [a!, b!]) {
+      for (const id of ['dayentry01', 'dayentry02', 'lateentry9']) expect(linesWith(m.root, id), `${m.name} ${id}`).toHaveLength(1);
+    }
+  });
+});
