@@ -205,7 +205,13 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
     else gone.add(from);
   }
   for (const [from, to] of renT) {
-    if (renO.has(from)) { if (to !== renO.get(from)) gone.add(to); continue; }
+    if (renO.has(from)) {
+      // both moved it, to different names (both archived a day: one to DAY.md, the other to
+      // DAY-2.md); theirs is merged into ours' name, but a file ours made at their name (another
+      // entry of that day archived) is a file of the merge too, never dropped (chaos, seed 1012035210)
+      if (to !== renO.get(from)) { if (addedO.has(to)) plan.set(to, { b: to, o: to, t: to }); else gone.add(to); }
+      continue;
+    }
     const o = addedO.has(to) ? to : from;
     plan.set(to, { b: from, o, t: to });
     if (o === to && changedO.has(from)) plan.set(from, { b: from, o: from, t: from });

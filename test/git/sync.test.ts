@@ -540,4 +540,37 @@ describe('memtier sync: a day moved on one machine, changed in place and moved o
       for (const id of ['dayentry01', 'dayentry02', 'lateentry9']) expect(linesWith(m.root, id), `${m.name} ${id}`).toHaveLength(1);
     }
   });
+
+  // chaos, seed 1012035210: both machines archived one day, one to DAY.md and the other to
+  // DAY-2.md plus a DAY.md of its own (another entry of that day archived); the merge dropped that
+  // DAY.md as the other's rename target
+  it('a day both machines moved to different names, one of them also making a file at the other\'s name: every entry stays, once', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const day = 'memory/episodic/2026-06-07.md';
+    const arch = 'memory/archive/2026/06/2026-06-07.md';
+    const arch2 = 'memory/archive/2026/06/2026-06-07-2.md';
+    const line = (id: string, t: string): string => `- 08:00 [EVENT] ${t} ^${id}`;
+    const { mkdirSync, rmSync } = await import('node:fs');
+    writeFileSync(join(b!.root, day), `# 2026-06-07\n\n${line('sameday001', 'one')}\n${line('sameday002', 'two')}\n`);
+    g(b!.root, 'add', day);
+    g(b!.root, 'commit', '-qm', 'the day');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    await syncOk(a!);
+    for (const m of [a!, b!]) mkdirSync(join(m.root, 'memory/archive/2026/06'), { recursive: true });
+    // a: the day to DAY-2.md, and a DAY.md of its own holding a late entry of that day
+    g(a!.root, 'mv', day, arch2);
+    writeFileSync(join(a!.root, arch), `# 2026-06-07\n\n${line('latearch01', 'late')}\n`);
+    g(a!.root, 'add', arch);
+    g(a!.root, 'commit', '-qm', 'archive');
+    // b: the day to DAY.md
+    g(b!.root, 'mv', day, arch);
+    g(b!.root, 'commit', '-qm', 'archive');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    rmSync(join(a!.root, '.memtier'), { recursive: true, force: true });
+    await syncOk(a!);
+    await syncOk(b!);
+    for (const m of [a!, b!]) {
+      for (const id of ['sameday001', 'sameday002', 'latearch01']) expect(linesWith(m.root, id), `${m.name} ${id}`).toHaveLength(1);
+    }
+  });
 });
