@@ -90,11 +90,13 @@ export function renderPreview(p: FixPreview): string {
     return lines.join('\n');
   }
   lines.push(`memtier health --fix --dry-run: --fix would change ${p.changes.length} file(s); nothing was written`);
-  for (const l of p.report.fixed) lines.push(`  would: ${l}`);
+  // the fixes ran on a copy of the memory: what they did there is what --fix would do here
+  if (p.report.fixed.length) lines.push('  on a copy of the memory, --fix:');
+  for (const l of p.report.fixed) lines.push(`    ${l}`);
   lines.push('');
   for (const c of p.changes) {
-    if (c.change === 'moved') lines.push(`moved: ${c.path} → ${c.to}`);
-    else if (c.change === 'removed') lines.push(`removed: ${c.path}`);
+    if (c.change === 'moved') lines.push(`would move: ${c.path} → ${c.to}`);
+    else if (c.change === 'removed') lines.push(`would remove: ${c.path}`);
     else lines.push(c.diff!.replace(/^=+\n/, '').trimEnd());
   }
   return lines.join('\n');

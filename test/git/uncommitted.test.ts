@@ -1,7 +1,7 @@
 /** Issue #12: `memtier health` warns about memory files a git memory has not committed. */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tmpTree } from '../helpers.js';
 
@@ -41,5 +41,32 @@ describe('the uncommitted check', () => {
     expect((await runCli(['init', root])).code).toBe(0);
     const j = JSON.parse((await runCli(['health', '--only', 'uncommitted', '--json', '--root', root])).stdout);
     expect(j.results[0]).toMatchObject({ id: 'uncommitted', status: 'skipped' });
+  });
+
+  // issue #31 finding 4
+  it('health --fix reports no uncommitted warning for what its own repairs changed (committed when it ends); --dry-run speaks in the conditional', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root, '--git'])).code).toBe(0);
+    // two days long past the 30-day TTL, committed, with file times of their own day
+    for (const d of ['2026-01-05', '2026-01-06']) {
+      const f = join(root, `memory/episodic/${d}.md`);
+      writeFileSync(f, `# ${d}\n\n- 09:00 [EVENT] worked on the migration ^mig${d.replace(/-/g, '')}\n`);
+      const t = new Date(`${d}T20:00:00Z`);
+      utimesSync(f, t, t);
+    }
+    git(root, 'add', '-A');
+    git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'days');
+    const now = '2026-03-01T10:00:00Z';
+    const dry = await runCli(['health', '--fix', '--dry-run', '--root', root, '--now', now]);
+    expect(dry.code, dry.stderr).toBeLessThan(2);
+    expect(dry.stdout).toMatch(/on a copy of the memory, --fix:\n(?:.*\n)*\s+episodic-count: archived memory\/episodic\/2026-01-05\.md/);
+    expect(dry.stdout).toMatch(/^would remove: memory\/episodic\/2026-01-05\.md$/m);
+    expect(dry.stdout).not.toMatch(/^(?:moved|removed): |would: /m);
+    const r = await runCli(['health', '--fix', '--json', '--root', root, '--now', now]);
+    const j = JSON.parse(r.stdout);
+    expect(j.fixed.join('\n')).toMatch(/archive/);
+    expect(j.findings.filter((f: { check: string }) => f.check === 'uncommitted')).toEqual([]);
+    // and it did commit them when it ended
+    expect(git(root, 'status', '--porcelain', '--', 'memory')).toBe('');
   });
 });

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { git, isGitRepo, MEMORY_PATHSPECS } from '../../git/index.js';
-import { gitEnabled } from '../../store/store.js';
+import { gitEnabled, takeTouched } from '../../store/store.js';
 import type { Check, Finding } from '../types.js';
 
 /** A file changed this recently (either side of the clock) is taken to be under a person's hands. */
@@ -45,8 +45,13 @@ export const check: Check = {
     const now = ctx.clock.now().getTime();
     const out: Finding[] = [];
     let editing = 0;
+    // what this very command changed (health --fix's repairs) is committed when it ends: not a
+    // finding of its own report (an archive's moved days kept their old times and were warned)
+    const mine = takeTouched(snap.root);
+    const ours = (path: string): boolean => mine.some((m) => path === m || path.startsWith(`${m}/`));
     for (const { code, path } of parseStatus(r.stdout)) {
       if (path.startsWith('.memtier/') || path.startsWith('memory/.trash/')) continue;
+      if (ours(path)) continue;
       let mtime: number | undefined;
       try { mtime = lstatSync(join(snap.root, path)).mtimeMs; } catch { mtime = undefined; }
       if (mtime !== undefined && Math.abs(now - mtime) < EDITING_MS) { editing++; continue; }
