@@ -66,7 +66,7 @@ function numberRule(f: FlagSpec): string {
   return min === 0 ? 'a number, 0 or more' : `a number, ${min} or more`;
 }
 
-export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv: string[]): Args & { global: Record<string, FlagValue> } {
+export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags' | 'neverFails'>, argv: string[]): Args & { global: Record<string, FlagValue>; ignored?: string[] } {
   const all = [...GLOBAL_FLAGS, ...spec.flags];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const f of all) {
@@ -76,7 +76,9 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: joinNegativeValues(argv, all), options, allowPositionals: true, strict: true });
+    // a host's hook (neverFails) takes flags a newer memtier's templates may pass: an unknown one
+    // is ignored and named, never a reason for the hook to do nothing
+    parsed = parseArgs({ args: joinNegativeValues(argv, all), options, allowPositionals: true, strict: !spec.neverFails });
   } catch (e) {
     const raw = (e as Error).message;
     // a flag without its value ("--k" last, or "--type -x"): said plainly, node's own wording
@@ -118,7 +120,9 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags'>, argv
     if (GLOBAL_FLAGS.includes(f)) global[f.name] = v;
     else flags[f.name] = v;
   }
-  return { flags, positionals: parsed.positionals, json: global.json === true, quiet: global.quiet === true, global };
+  const known = new Set(all.flatMap((f) => [f.name, ...(f.short ? [f.short] : [])]));
+  const ignored = Object.keys(parsed.values).filter((k) => !known.has(k)).map((k) => (k.length === 1 ? `-${k}` : `--${k}`));
+  return { flags, positionals: parsed.positionals, json: global.json === true, quiet: global.quiet === true, global, ...(ignored.length ? { ignored } : {}) };
 }
 
 function flagLine(f: FlagSpec): [string, string] {

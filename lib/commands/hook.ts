@@ -23,6 +23,7 @@ import { findBin } from '../core/bin.js';
 import type { Ctx } from '../core/context.js';
 import { localStamp } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import { quoteInput } from '../store/guards/secrets.js';
 import { recall } from '../search/recall.js';
 import { delegate } from '../watch/client.js';
 import { ask, HOLD_SESSION_RE, trustedWatchInfo } from '../watch/protocol.js';
@@ -108,6 +109,8 @@ A hook never fails the host's turn: problems go to standard error, the exit code
     }
     const log: string[] = [];
     const e = event as Event;
+    const ignored = (args as Args & { ignored?: string[] }).ignored;
+    if (ignored?.length) ctx.log.warn(`memtier hook: ignoring ${ignored.map((f) => quoteInput(f)).join(', ')} (an option of a newer memtier than this one?)`);
     if (flagBool(args, 'plugin')) {
       const by = settingsRunningHooks(typeof input.cwd === 'string' && input.cwd ? input.cwd : ctx.cwd, ctx.env);
       if (by) return { text: '', json: { ok: true, event: e, skipped: `${by} already runs memtier's hooks` } };

@@ -44,7 +44,7 @@ export function assertMemoryRoot(res: RootResolution): void {
     throw new MemtierError(`no memory found at ${root} (chosen by ${source})`, {
       code: 'no-memory',
       file: root,
-      hint: `run "memtier init ${source === 'default' ? '' : root}" to create one, or pass --root DIR / set MEMTIER_ROOT`.replace('  ', ' '),
+      hint: `run "memtier init${source === 'default' ? '' : ` ${root}`}" to create one, or pass --root DIR / set MEMTIER_ROOT`,
     });
   }
 }

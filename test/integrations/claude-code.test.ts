@@ -162,7 +162,7 @@ describe('memtier hook claude-code', () => {
 
   // issue #30 finding 1: Claude Code reads exit 2 from a hook as "block" (UserPromptSubmit erases
   // the prompt; Stop refuses to stop and feeds the message to the model)
-  it('never blocks the host: no memory, non-JSON input, a bad MEMTIER_NOW, an unknown event or flag all exit 0, nothing on stdout, the reason on stderr', () => {
+  it('never blocks the host: no memory, non-JSON input, a bad MEMTIER_NOW, an unknown event all exit 0, nothing on stdout, the reason on stderr; an unknown flag is ignored and named', () => {
     const empty = tmpTree();
     const home = tmpTree();
     const cases: { event: string; input: string; env?: NodeJS.ProcessEnv; cwd?: string; extra?: string[]; why: RegExp }[] = [
@@ -172,7 +172,6 @@ describe('memtier hook claude-code', () => {
       { event: 'user-prompt-submit', input: 'not json at all', why: /not JSON/ },
       { event: 'user-prompt-submit', input: '{"prompt":"hi"}', env: { MEMTIER_NOW: 'yesterday-ish' }, why: /MEMTIER_NOW|time/ },
       { event: 'nope', input: '{}', why: /unknown hook event/ },
-      { event: 'stop', input: '{}', extra: ['--no-such-flag'], why: /no-such-flag/ },
     ];
     const root = memory();
     for (const c of cases) {
@@ -182,6 +181,14 @@ describe('memtier hook claude-code', () => {
       expect(r.stderr).toMatch(c.why);
       expect(r.stderr).toMatch(/the host's turn goes on/);
     }
+    // a flag this memtier does not know (a newer template's, or a typo) is ignored and named: the hook still does its job
+    const flagged = runBin(['hook', 'claude-code', 'user-prompt-submit', '--no-such-flag'], { cwd: root, env: { ...ENV, HOME: home }, input: '{"prompt":"which port does the broker use?"}' });
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr).toMatch(/ignoring --no-such-flag/);
+    expect(JSON.parse(flagged.stdout).hookSpecificOutput.additionalContext).toMatch(/port 7001/);
+    // the hint for a missing memory names the command exactly (no stray space inside the quotes)
+    const none = runBin(['hook', 'claude-code', 'stop'], { cwd: empty, env: { ...ENV, HOME: home }, input: '{}' });
+    expect(none.stderr).toMatch(/run "memtier init" to create one/);
   });
 });
 
