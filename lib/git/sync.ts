@@ -248,6 +248,19 @@ function mergeCommits(ctx: Ctx, ours: string, theirs: string, here: string): Mer
       }
     }
   }
+  // a file left out of the plan as the source of a move may still be on a side (a side that kept
+  // the day in episodic/ while the other archived it and it archived a part of its own): its
+  // entries are still on that side, moved by nobody, so "not in that side's files" must not read
+  // as "that side removed them" (chaos, seed 1153474183)
+  const goneSpecs = [...gone].flatMap((g) => [`${ours}:${g}`, `${theirs}:${g}`]);
+  const goneBlobs = goneSpecs.length ? readBlobs(ctx, goneSpecs) : new Map<string, Buffer | undefined>();
+  for (const g of gone) {
+    for (const [side, c] of [['ours', ours], ['theirs', theirs]] as const) {
+      const tx = text(goneBlobs.get(`${c}:${g}`));
+      if (tx === undefined) continue;
+      for (const [id, l] of entriesOf([[g, tx]])) if (!sides[side].has(id)) sides[side].set(id, l);
+    }
+  }
   const elsewhere = { ours: new Set(sides.ours.keys()), theirs: new Set(sides.theirs.keys()) };
   const taken = (p: string): boolean => plan.has(p) || result.has(p) || git(ctx, ['cat-file', '-e', `${ours}:${p}`]).code === 0 || git(ctx, ['cat-file', '-e', `${theirs}:${p}`]).code === 0;
   for (const [rel, p] of plan) {

@@ -573,4 +573,33 @@ describe('memtier sync: a day moved on one machine, changed in place and moved o
       for (const id of ['sameday001', 'sameday002', 'latearch01']) expect(linesWith(m.root, id), `${m.name} ${id}`).toHaveLength(1);
     }
   });
+
+  // chaos, seed 1153474183: one machine archived a day (a move); the other still had the day in
+  // episodic/, untouched, and a file of its own at the archive's name: its entries of the day were
+  // read as removed by it (they were in no file of the merge's plan on its side) and lost
+  it('a day one machine moved while the other kept it where it was and made a file at the move\'s target: every entry stays, once', async () => {
+    const { ms: [a, b] } = await machines(2);
+    const day = 'memory/episodic/2026-06-25.md';
+    const arch = 'memory/archive/2026/06/2026-06-25.md';
+    const line = (id: string, t: string): string => `- 10:00 [EVENT] ${t} ^${id}`;
+    const { mkdirSync, rmSync } = await import('node:fs');
+    writeFileSync(join(b!.root, day), `# 2026-06-25\n\n${line('keptday001', 'one')}\n${line('keptday002', 'two')}\n`);
+    g(b!.root, 'add', day);
+    g(b!.root, 'commit', '-qm', 'the day');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    await syncOk(a!);
+    for (const m of [a!, b!]) mkdirSync(join(m.root, 'memory/archive/2026/06'), { recursive: true });
+    g(a!.root, 'mv', day, arch);
+    g(a!.root, 'commit', '-qm', 'archive');
+    writeFileSync(join(b!.root, arch), `# 2026-06-25\n\n${line('ownarch001', 'archived apart')}\n`);
+    g(b!.root, 'add', arch);
+    g(b!.root, 'commit', '-qm', 'a file at the archive name');
+    g(b!.root, 'push', '-q', 'origin', 'main');
+    rmSync(join(a!.root, '.memtier'), { recursive: true, force: true });
+    await syncOk(a!);
+    await syncOk(b!);
+    for (const m of [a!, b!]) {
+      for (const id of ['keptday001', 'keptday002', 'ownarch001']) expect(linesWith(m.root, id), `${m.name} ${id}`).toHaveLength(1);
+    }
+  });
 });
