@@ -10,18 +10,11 @@ import { quoteInput } from '../store/guards/secrets.js';
 import { MAX_FILE_BYTES } from '../store/guards/text.js';
 import type { SearchOptions, SearchResponse, SearchResult } from '../search/search.js';
 import { lazyImport } from '../core/lazy.js';
+import { notACalendarDay } from '../core/clock.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Why `YYYY-MM-DD` is not a day of the calendar (2026-13-45, 2026-02-30, 0000-00-00), or undefined when it is one. */
-export function notACalendarDay(v: string): string | undefined {
-  const [y, m, d] = v.split('-').map(Number) as [number, number, number];
-  if (y < 1) return `there is no year ${v.slice(0, 4)}`;
-  if (m < 1 || m > 12) return `there is no month ${v.slice(5, 7)}`;
-  const days = new Date(Date.UTC(2000, m, 0)).getUTCDate() - (m === 2 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)) ? 1 : 0);
-  if (d < 1 || d > days) return `${v.slice(0, 7)} has ${days} days`;
-  return undefined;
-}
+export { notACalendarDay } from '../core/clock.js';
 
 function dateFlag(args: Args, name: string): string | undefined {
   const v = flagString(args, name);

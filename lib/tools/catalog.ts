@@ -5,7 +5,7 @@
  * through the CLI's main() (lib/watch/runner.ts), so its answer is the command's.
  */
 import { z } from 'zod';
-import { notACalendarDay } from '../commands/search.js';
+import { notACalendarDay } from '../core/clock.js';
 import { ENTRY_TYPES } from '../format/entry.js';
 import type { Invocation } from '../watch/runner.js';
 import type { Ctx } from '../core/context.js';

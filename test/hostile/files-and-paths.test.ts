@@ -119,7 +119,7 @@ const rows: Row[] = [
   { name: 'BOM + CRLF day file is read as LF text (documented), bytes kept', setup: (sb) => write(sb, DAY, '\ufeff# 2026-05-14\r\n\r\n- 09:00 [DECISION] deploy with kubernetes on friday ^k8sdecide1\r\n'), args: () => ['search', 'kubernetes'], code: 0, says: /2026-05-14\.md#L3/ },
   // ── sizes ──
   {
-    name: '50 MB MEMORY.md: health and get refuse to read it, search skips it, all within 256 MB',
+    name: '50 MB MEMORY.md: health and get refuse to read it, search skips it and says so, all within 256 MB',
     heapMb: 256, setup: (sb) => write(sb, 'MEMORY.md', Buffer.alloc(50 * 1024 * 1024, '- a line of memory text about kubernetes\n')),
     args: () => ['health'], code: 1, says: /MEMORY\.md: cannot be read: file is \d+ bytes, over the 4194304-byte limit/,
     then: (sb) => {
@@ -127,7 +127,9 @@ const rows: Row[] = [
       expect([g.code, g.stderr]).toEqual([2, expect.stringMatching(/over the 4194304-byte limit.*max-file-size/)]);
       const q = runMemtier(['search', 'kubernetes', '--root', sb.root], { heapMb: 256 });
       expect([q.code, q.stdout]).toEqual([0, expect.stringMatching(/2026-05-14\.md/)]);
-      expect(q.stdout).not.toContain('MEMORY.md');
+      // no result from it, and the answer says it was not searched (issue 29 finding 12)
+      expect(q.stdout).not.toMatch(/^\d+\. MEMORY\.md/m);
+      expect(q.stdout).toContain('not searched: 1 file over the 4 MiB limit (MEMORY.md)');
     },
   },
   { name: 'a 20 KB entry', args: () => ['wal', 'decide', 'x'.repeat(20_000)], code: 2, says: /over the 16384-byte entry limit.*max-entry-size/ },
