@@ -21,8 +21,7 @@
  *   stub.turns[0].allText; stub.turns[1].allText; await stub.close();
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import * as zlib from 'node:zlib';
-import { pickTool, stepAt, type RecordedRequest, type ScriptStep, type StubServer } from './script.js';
+import { decodeBody, pickTool, readBody, stepAt, type RecordedRequest, type ScriptStep, type StubServer } from './script.js';
 
 /** `RecordedRequest.step` of a side request (answered without consuming a step). */
 export const SIDE_STEP = -2;
@@ -94,7 +93,7 @@ export async function startAnthropicStub(steps: ScriptStep[], opts: AnthropicStu
     }
     let body: any;
     try {
-      body = JSON.parse(decode(raw, req.headers['content-encoding']).toString('utf8'));
+      body = JSON.parse(decodeBody(raw, req.headers['content-encoding']).toString('utf8'));
     } catch (e) {
       send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `bad JSON: ${(e as Error).message}` } });
       return;
@@ -179,23 +178,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(b);
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}
 
-function decode(b: Buffer, enc: string | string[] | undefined): Buffer {
-  const e = String(enc ?? '').trim().toLowerCase();
-  if (!e || e === 'identity') return b;
-  if (e === 'gzip') return zlib.gunzipSync(b);
-  if (e === 'deflate') return zlib.inflateSync(b);
-  if (e === 'br') return zlib.brotliDecompressSync(b);
-  throw new Error(`content-encoding ${e} is not supported by the stub`);
-}
 
 function pieces(s: string, n: number): string[] {
   const out: string[] = [];

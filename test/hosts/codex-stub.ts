@@ -17,7 +17,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { startOpenAIStub, type OpenAIStub, type OpenAIStubOptions } from './openai-stub.js';
-import type { ScriptStep } from './script.js';
+import { readBody, type ScriptStep } from './script.js';
 
 export interface CodexStubOptions extends OpenAIStubOptions {
   /**
@@ -193,11 +193,3 @@ function rewriteSse(text: string, loaded: Map<string, string[]>): { text: string
   return { text: out.join('\n\n') + '\n\n', search };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}

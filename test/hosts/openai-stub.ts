@@ -21,8 +21,7 @@
  *   stub.requests[0].allText; stub.requests[1].allText; await stub.close();
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import * as zlib from 'node:zlib';
-import { pickTool, stepAt, type RecordedRequest, type ScriptStep, type StubServer } from './script.js';
+import { decodeBody, pickTool, readBody, stepAt, type RecordedRequest, type ScriptStep, type StubServer } from './script.js';
 
 /** `RecordedRequest.step` of a side request (answered without consuming a step). */
 export const SIDE_STEP = -2;
@@ -88,7 +87,7 @@ export async function startOpenAIStub(steps: ScriptStep[], opts: OpenAIStubOptio
     }
     let body: any;
     try {
-      body = JSON.parse(decode(await readBody(req), req.headers['content-encoding']).toString('utf8'));
+      body = JSON.parse(decodeBody(await readBody(req), req.headers['content-encoding']).toString('utf8'));
     } catch (e) {
       send(res, 400, { error: { message: `bad JSON: ${(e as Error).message}`, type: 'invalid_request_error' } });
       return;
@@ -229,26 +228,7 @@ function sse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (d: Buffer) => parts.push(d));
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
-}
 
-/** A request body as sent: Codex may compress it (zstd where this Node has it, gzip, br, deflate). */
-function decode(b: Buffer, enc: string | string[] | undefined): Buffer {
-  const e = String(enc ?? '').trim().toLowerCase();
-  if (!e || e === 'identity') return b;
-  if (e === 'gzip') return zlib.gunzipSync(b);
-  if (e === 'deflate') return zlib.inflateSync(b);
-  if (e === 'br') return zlib.brotliDecompressSync(b);
-  const zstd = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync;
-  if (e === 'zstd' && zstd) return zstd(b);
-  throw new Error(`content-encoding ${e} is not supported by this Node`);
-}
 
 /** Text split into fragments of `n` characters (none for an empty text). */
 function pieces(s: string, n: number): string[] {

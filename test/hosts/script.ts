@@ -8,6 +8,8 @@
  *
  * Nothing here reaches the network: the servers listen on 127.0.0.1 only, on a free port.
  */
+import type { IncomingMessage } from 'node:http';
+import zlib from 'node:zlib';
 
 /** One tool call the model makes: the host runs it and sends the result in its next request. */
 export interface ScriptToolCall {
@@ -62,4 +64,26 @@ export function pickTool(offered: string[], want: string): string {
   if (offered.includes(want)) return want;
   const hit = offered.find((n) => n.endsWith(`__${want}`) || n.endsWith(`.${want}`) || n.endsWith(`_${want}`));
   return hit ?? want;
+}
+
+/** A request's whole body. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+/** A request body as sent: a host may compress it (zstd where this Node has it, gzip, br, deflate). */
+export function decodeBody(b: Buffer, enc: string | string[] | undefined): Buffer {
+  const e = String(enc ?? '').trim().toLowerCase();
+  if (!e || e === 'identity') return b;
+  if (e === 'gzip') return zlib.gunzipSync(b);
+  if (e === 'deflate') return zlib.inflateSync(b);
+  if (e === 'br') return zlib.brotliDecompressSync(b);
+  const zstd = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync;
+  if (e === 'zstd' && zstd) return zstd(b);
+  throw new Error(`content-encoding ${e} is not supported by this Node`);
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from './kit.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, FIXED_NOW, runCli, tmpTree } from '../helpers.js';
 
@@ -38,14 +38,7 @@ beforeAll(async () => {
   const r = await runCli(['add', '--root', root, '--type', 'TECH', 'the broker runs on port 7001']);
   expect(r.code, r.stderr).toBe(0);
   writeFileSync(join(root, 'memory/semantic/five.md'), '# Five\n\nline 3\nline 4\nline 5\n');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '--root', root],
-    env: { PATH: process.env.PATH ?? '', HOME: root, MEMTIER_NOW: FIXED_NOW, MEMTIER_TZ: 'UTC', MEMTIER_GIT: 'off' },
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'memtier-test', version: '1.0.0' });
-  await client.connect(transport);
+  client = await connectMcp(root);
 });
 
 afterAll(async () => {

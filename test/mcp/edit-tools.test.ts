@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from './kit.js';
 import { BIN, FIXED_NOW, runCli, tmpTree } from '../helpers.js';
 
 let root: string;
@@ -34,14 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(root, 'knowledge/launch.md'), '# Launch\n\n- [PROJ] the launch is on June 2\n');
   const t = new Date('2026-05-14T12:00:00Z');
   utimesSync(join(root, 'knowledge/launch.md'), t, t);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '--root', root],
-    env: { PATH: process.env.PATH ?? '', HOME: root, MEMTIER_NOW: FIXED_NOW, MEMTIER_TZ: 'UTC', MEMTIER_GIT: 'off' },
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'memtier-test', version: '1.0.0' });
-  await client.connect(transport);
+  client = await connectMcp(root);
 });
 
 afterAll(async () => {

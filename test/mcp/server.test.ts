@@ -7,12 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from './kit.js';
 import { BIN, FIXED_NOW, runCli, tmpTree } from '../helpers.js';
 
 let root: string;
 let client: Client;
-let transport: StdioClientTransport;
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolResult> => (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -26,14 +25,7 @@ beforeAll(async () => {
     const r = await runCli(['add', '--root', root, '--type', 'TECH', t]);
     expect(r.code, r.stderr).toBe(0);
   }
-  transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '--root', root],
-    env: { PATH: process.env.PATH ?? '', HOME: root, MEMTIER_NOW: FIXED_NOW, MEMTIER_TZ: 'UTC', MEMTIER_GIT: 'off' },
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'memtier-test', version: '1.0.0' });
-  await client.connect(transport);
+  client = await connectMcp(root);
 });
 
 afterAll(async () => {
