@@ -74,7 +74,7 @@ function sessionOf(input: HookInput): string | undefined {
 export const command: CommandSpec = {
   name: 'hook',
   summary: 'what agent-host hooks run: boot, recall and WAL snapshots in the host\'s format (Claude Code)',
-  usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop|session-end [--no-watch]'],
+  usage: ['hook claude-code session-start|user-prompt-submit|pre-compact|stop|session-end [--no-watch] [--plugin]'],
   description: `Reads the host's hook input (JSON) on standard input and prints the host's answer:
   session-start        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": BOOT}}
                        (boot's text: MEMORY.md, SESSION-STATE.md, the last days, the buffer; at most 9,000

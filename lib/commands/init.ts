@@ -228,12 +228,13 @@ them) on a "- found in this memory: …" line, so add and wal accept them; init 
 tagsAdded). An existing memory/TAGS.md is the owner's and is left alone.
 
 --git makes the folder a git repository (if it is not one), with .gitignore (.memtier/) and
-.gitattributes (merge=union for the append-only logs, so two machines' appends merge cleanly).
+.gitattributes (merge=memtier for the logs and SESSION-STATE.md: "memtier merge-driver" merges two
+machines' entries by id, registered in this clone's .git/config).
 Existing .gitignore/.gitattributes files only get the missing lines appended. Then it commits what
 it set up: every memory path in a new repository, only the files init created in an existing one.`,
   flags: [
     { name: 'git', type: 'boolean', description: 'git init, .gitignore and .gitattributes for the memory' },
-    { name: 'claude-code', type: 'boolean', description: 'also merge memtier\'s hooks and MCP server into DIR/.claude/settings.json and DIR/.mcp.json (shown as a diff; nothing else in them changes)' },
+    { name: 'claude-code', type: 'boolean', description: 'also merge memtier\'s hooks and MCP server into DIR/.claude/settings.json and DIR/.mcp.json (checked before anything is written; shown as a diff; nothing else in them changes; the previous version kept as NAME.memtier-backup; a linked file edited at its target)' },
     { name: 'openclaw', type: 'boolean', description: 'also install memtier\'s OpenClaw skill into DIR/skills/memtier/SKILL.md (never over another) and print the gateway jobs (memtier cron --openclaw)' },
     { name: 'codex', type: 'boolean', description: 'also print the ~/.codex/config.toml MCP entry and an AGENTS.md section for this memory' },
     { name: 'dry-run', type: 'boolean', description: 'with --claude-code: show the diff of the settings files, change nothing' },
