@@ -67,10 +67,12 @@ const toolResults = (r: RecordedRequest | undefined): string =>
 /**
  * A still copy of this package for OpenClaw to load: the tree's dist/ is rebuilt by whoever runs
  * `npm run build` meanwhile, and OpenClaw refuses a linked plugin whose sources change while it
- * loads it ("Plugin source changed while preparing its reload"). dist/lib is copied once a build
- * has finished (dist/build-id, written last, newer than every dist/lib file and unchanged over the
- * copy); the dependencies are the tree's node_modules, linked in the folder above the copy.
- * Throws when no finished build holds still for 3 minutes.
+ * loads it ("Plugin source changed while preparing its reload"). dist/lib is copied once nothing in
+ * it or dist/build-id has changed for 2 seconds, and again if anything changed over the copy. Not
+ * "dist/lib older than build-id": some suites run a bare `npx tsc -p .` (test/store/util.ts,
+ * test/wal/wal.test.ts), which rewrites dist/lib without a new build-id, so after `npm test` that
+ * never held (CI's run of this file failed on it). The dependencies are the tree's node_modules,
+ * linked in the folder above the copy. Throws when dist/ does not hold still for 3 minutes.
  */
 async function stillCopy(dest: string): Promise<string> {
   const dist = join(REPO, 'dist');
@@ -85,13 +87,12 @@ async function stillCopy(dest: string): Promise<string> {
   for (;;) {
     try {
       const id = readFileSync(join(dist, 'build-id'), 'utf8');
-      const idTime = statSync(join(dist, 'build-id')).mtimeMs;
-      const t0 = Date.now();
-      if (newest(join(dist, 'lib')) <= idTime && t0 - idTime > 2_000) {
+      const last = Math.max(newest(join(dist, 'lib')), statSync(join(dist, 'build-id')).mtimeMs);
+      if (Date.now() - last > 2_000) {
         rmSync(dest, { recursive: true, force: true });
         mkdirSync(dest, { recursive: true });
         cpSync(join(dist, 'lib'), join(dest, 'dist', 'lib'), { recursive: true });
-        if (readFileSync(join(dist, 'build-id'), 'utf8') === id && newest(join(dist, 'lib')) <= idTime) {
+        if (readFileSync(join(dist, 'build-id'), 'utf8') === id && Math.max(newest(join(dist, 'lib')), statSync(join(dist, 'build-id')).mtimeMs) === last) {
           writeFileSync(join(dest, 'dist', 'build-id'), id);
           for (const f of ['package.json', 'openclaw.plugin.json']) cpSync(join(REPO, f), join(dest, f));
           for (const d of ['bin', 'templates', 'memory-skeleton']) cpSync(join(REPO, d), join(dest, d), { recursive: true });
