@@ -9,7 +9,7 @@ export const command: CommandSpec = {
   summary: 'weekly review: decisions and lessons to their homes, freshness, report',
   usage: ['review [--week YYYY-Www] [--apply] [--dry-run]'],
   description: `The weekly review (seed 004; cron: Monday 09:00). Reads the last 7 days of episodic
-entries (or the ISO week given), then: copies decisions to memory/semantic/decisions.md and
+entries (or the ISO week given; an archived day of that week is read in memory/archive/), then: copies decisions to memory/semantic/decisions.md and
 lessons plus recurring #friction (two or more friction entries sharing a tag or a text) to
 memory/procedural/lessons-learned.md, each fact once in its home (deduplicated by ^id and by
 text); archives episodic days past their TTL; adds the week's open items (closure "Open:"
@@ -21,7 +21,8 @@ changes" and writes nothing. A file a person edits during the review keeps their
 review re-reads and redoes its change).
 Free-form notes (paragraphs, untyped bullets and an outliner's nested bullets a person or
 OpenClaw wrote) go through the extraction rules (memtier extract --help): what they find is
-listed; with --apply it is filed into its home as a new line ending "(from PATH#Lline)" (the
+listed in the week's report (also without --apply: a scheduled review runs without it, and
+MEMORY.md's "Last reviewed:" line links the report); with --apply it is filed into its home as a new line ending "(from PATH#Lline)" (the
 line its sentence is on; "- 2026-11-24 [DECISION] …": the note's day, no time it did not give),
 the note itself never rewritten, each sentence once. Checklist items ("- [ ] …", "- [x] …") and
 Logseq's tasks ("TODO …", "DONE …") are the person's tasks and are not filed. A daily note of the

@@ -147,10 +147,12 @@ export interface DayFile extends FileInfo { date: string }
 
 /**
  * The files whose text is a day's, for review and consolidate: episodic days, OpenClaw's daily
- * files, and a person's dated notes (memory/Daily/2026-11-20.md: kind note, dated by its name;
- * never archived, which dayFiles' default kinds are for).
+ * files, archived days (archiving moves a day's file, not what happened: a review of an old week
+ * or a consolidate of an old day reads memory/archive/), and a person's dated notes
+ * (memory/Daily/2026-11-20.md: kind note, dated by its name; never archived, which dayFiles'
+ * default kinds are for).
  */
-export const DAY_KINDS: FileInfo['kind'][] = ['episodic', 'legacy-daily', 'note'];
+export const DAY_KINDS: FileInfo['kind'][] = ['episodic', 'legacy-daily', 'archive', 'note'];
 
 /**
  * The days review and consolidate read: the files of DAY_KINDS named by their day, and a person's

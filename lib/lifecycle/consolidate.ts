@@ -181,8 +181,9 @@ function scanEntries(ctx: Ctx, date: string, today: string, act: (e: MemEntry) =
         else if (v >= PRUNE_THRESHOLD) decay.faded++;
         if (v < PRUNE_THRESHOLD) decay.prunable++;
         if (e.kind !== 'archive') liveNotArchive++;
-        // a log's, or a daily note's named by its day (memory/Daily/2026-11-20.md)
-        if ((LOG_KINDS.has(e.kind) || (e.kind === 'note' && info.date !== undefined)) && e.day === date) dayEntries.push(e);
+        // a log's (an archived day's too: archiving moves the file, not what happened), or a daily
+        // note's named by its day (memory/Daily/2026-11-20.md)
+        if ((LOG_KINDS.has(e.kind) || e.kind === 'archive' || (e.kind === 'note' && info.date !== undefined)) && e.day === date) dayEntries.push(e);
       }
       if ((info.kind === 'episodic' || info.kind === 'legacy-daily') && e.day) {
         if (!day) days.set(info.rel, (day = { entries: 0, maxAct: -Infinity, today: false, firstDay: e.day }));
@@ -216,7 +217,7 @@ export function planConsolidate(ctx: Ctx, opts: ConsolidateOptions = {}): { ops:
   const sumRel = summaryPath(date);
   const dayEntries = withExtraction(ctx, date, scan.dayEntries);
   const curSum = read(ctx, sumRel);
-  const built = buildSummary(date, dayEntries, closureOpen(read(ctx, dayFile(ctx.root, date))), curSum);
+  const built = buildSummary(date, dayEntries, closureOpen(read(ctx, dayFile(ctx.root, date)) ?? read(ctx, archivePath(date))), curSum);
   const summary: ConsolidateResult['summary'] = { file: sumRel, entries: dayEntries.length, sections: built?.counts ?? {}, changed: false };
   if (!built) summary.note = `no entries on ${date}: no summary`;
   else if (built.text !== curSum) { ops.push({ kind: 'write', rel: sumRel, content: built.text, expected: curSum ?? null }); summary.changed = true; }

@@ -314,25 +314,30 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
     res.bufferRotated = true;
   }
 
+  // what extraction found and nobody filed yet is a finding too: the report lists it, where the
+  // person and the agent see it (MEMORY.md's "Last reviewed:" line links the report), instead of
+  // only a run summary nobody reads (a scheduled review runs without --apply)
+  const unfiled = res.extracted.filter((x) => !x.filed).length;
+  const reportRel = `${PATHS.reviews}/${week}.md`;
   const memText = read(ctx, PATHS.memoryIndex);
-  const somethingElse = () => ops.length > 0;
+  const somethingElse = () => ops.length > 0 || unfiled > 0;
   if (memText !== undefined) {
     const budget = memoryBudget(ctx).lines;
-    const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week})`, Math.max(budget, lineCount(memText)), somethingElse);
+    const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week}) → ${reportRel}`, Math.max(budget, lineCount(memText)), somethingElse);
     res.openQuestions = { added: upd.added, parked: upd.parked };
     if (upd.text !== memText) ops.push({ kind: 'write', rel: PATHS.memoryIndex, content: upd.text, expected: memText });
   }
   res.sublimation = sublimation(ctx, entries);
 
-  const unfiled = res.extracted.filter((x) => !x.filed).length;
   const foundNote = unfiled ? `; ${plural(unfiled, 'entry', 'entries')} found in free-form notes (memtier review --apply files them)` : '';
-  if (ops.length === 0) {
-    res.message = `No meaningful changes (${from} … ${to})${foundNote}`;
+  const prev = read(ctx, reportRel);
+  // the finds a report of this week already lists are not news: a second review writes nothing
+  const listed = res.extracted.every((x) => x.filed || (prev ?? '').includes(foundLine(x)));
+  if (ops.length === 0 && (unfiled === 0 || listed)) {
+    res.message = `No meaningful changes (${from} … ${to})${unfiled ? `; ${plural(unfiled, 'entry', 'entries')} found in free-form notes, listed in ${reportRel} (memtier review --apply files them)` : ''}`;
     return { ops, result: res };
   }
   res.changed = true;
-  const reportRel = `${PATHS.reviews}/${week}.md`;
-  const prev = read(ctx, reportRel);
   const body = renderReport(ctx, res);
   ops.push({ kind: 'write', rel: reportRel, content: prev ? `${prev.replace(/\n+$/, '')}\n\n---\n\n${body}` : body, expected: prev ?? null });
   res.report = reportRel;
@@ -384,6 +389,11 @@ const withoutLine = (text: string): string => text.replace(/(\(from [^()\s#]+)#L
 /** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */
 const rotateTxRef: { fn?: (tx: import('../store/store.js').Tx, ctx: Ctx, o: { force: boolean }) => unknown } = {};
 
+/** A find's line in the report (without its bullet). */
+function foundLine(x: ReviewResult['extracted'][number]): string {
+  return `${x.filed ? 'filed' : 'found (review --apply files it)'}: [${x.type}] ${x.text} → ${x.home} (from ${x.source})`;
+}
+
 function renderReport(ctx: Ctx, r: ReviewResult): string {
   const t = today(ctx);
   const list = (xs: string[], none = '- none') => (xs.length ? xs.map((x) => `- ${x}`) : [none]);
@@ -400,7 +410,7 @@ function renderReport(ctx: Ctx, r: ReviewResult): string {
     '## Working buffer', r.bufferRotated ? '- stale buffer rotated into the episodic log' : '- fresh or empty', '',
   ];
   if (r.extracted.length) {
-    out.push('## Found in free-form notes (extraction rules)', ...r.extracted.map((x) => `- ${x.filed ? 'filed' : 'found (review --apply files it)'}: [${x.type}] ${x.text} → ${x.home}`), '');
+    out.push('## Found in free-form notes (extraction rules)', ...r.extracted.map((x) => `- ${foundLine(x)}`), '');
   }
   if (r.health) {
     out.push('## Health', `- ${r.health.fail} failing, ${r.health.warn} warnings (run \`memtier health\` for details)`);

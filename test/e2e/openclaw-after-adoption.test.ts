@@ -1,0 +1,71 @@
+/**
+ * Issue #31: an OpenClaw workspace after adoption. The workspace of test/e2e/openclaw-workspace.ts
+ * (20 free-form daily notes of October, one in Chinese), taken through init → adopt → health --fix
+ * five weeks later, which archives every one of them (past the 30-day TTL). Archiving moves files,
+ * not what happened: review and consolidate of a period still read its days (finding 2), and health
+ * after adopt speaks about what memtier can do with notes a person wrote (finding 3).
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../helpers.js';
+import { makeWorkspace } from './openclaw-workspace.js';
+
+const NOW = '2026-11-24T10:00:00Z';
+const ENV = { MEMTIER_NOW: NOW, MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
+const cli = async (root: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> => {
+  const r = await runCli([...args, '--root', root, '--json'], { env: ENV });
+  let json: any;
+  try { json = JSON.parse(r.stdout); } catch { json = undefined; }
+  return { ...r, json };
+};
+
+/** init, adopt, health --fix: the README's path; returns the root with every October day archived. */
+async function adopted(): Promise<string> {
+  const root = makeWorkspace();
+  for (const args of [['init', root], ['adopt'], ['health', '--fix']]) {
+    const r = await cli(root, args);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeLessThan(2);
+  }
+  expect(existsSync(join(root, 'memory/archive/2026/10/2026-10-08.md'))).toBe(true);
+  expect(existsSync(join(root, 'memory/episodic/2026-10-08.md'))).toBe(false);
+  return root;
+}
+
+describe('an OpenClaw workspace after adoption (issue #31)', () => {
+  it('finding 2: review and consolidate of a period read its archived days', { timeout: 120_000 }, async () => {
+    const root = await adopted();
+
+    // W41 (5-11 October): the Valkey decision of 8 October, now in memory/archive/2026/10/
+    const w41 = await cli(root, ['review', '--week', '2026-W41', '--dry-run']);
+    expect(w41.code, w41.stderr).toBeLessThan(2);
+    const found = w41.json.extracted.map((x: any) => `${x.type} ${x.text} (${x.source})`);
+    expect(found.some((s: string) => /DECISION.*Valkey/.test(s) && s.includes('memory/archive/2026/10/2026-10-08.md')), found.join('\n')).toBe(true);
+    expect(w41.json.message).not.toMatch(/no meaningful changes/i);
+
+    // W42: the Chinese decision of 15 October (加索引)
+    const w42 = await cli(root, ['review', '--week', '2026-W42', '--dry-run']);
+    expect(w42.json.extracted.some((x: any) => x.type === 'DECISION' && x.text.includes('索引')), JSON.stringify(w42.json.extracted)).toBe(true);
+
+    // consolidate of an archived day summarizes it, citing the archived file
+    const c = await cli(root, ['consolidate', '--date', '2026-10-08', '--dry-run']);
+    expect(c.code, c.stderr).toBeLessThan(2);
+    expect(c.json.summary.note ?? '').not.toMatch(/no entries/);
+    expect(c.json.summary.entries).toBeGreaterThan(0);
+  });
+
+  it('finding 7: a review without --apply (the scheduled job) writes its finds to the week\'s report, linked from MEMORY.md; again, nothing', { timeout: 120_000 }, async () => {
+    const root = await adopted();
+    const r = await cli(root, ['review', '--week', '2026-W41']);
+    expect(r.code, r.stderr).toBeLessThan(2);
+    const report = readFileSync(join(root, 'memory/reviews/2026-W41.md'), 'utf8');
+    expect(report).toMatch(/found \(review --apply files it\): \[DECISION\] .*Valkey.*\(from memory\/archive\/2026\/10\/2026-10-08\.md#L\d+\)/);
+    expect(readFileSync(join(root, 'MEMORY.md'), 'utf8')).toMatch(/^Last reviewed: 2026-11-24 \(2026-W41\) → memory\/reviews\/2026-W41\.md$/m);
+    // nothing filed into a home without --apply
+    expect(readFileSync(join(root, 'memory/semantic/decisions.md'), 'utf8')).not.toContain('Valkey');
+    const again = await cli(root, ['review', '--week', '2026-W41']);
+    expect(again.json.changed).toBe(false);
+    expect(again.json.message).toMatch(/listed in memory\/reviews\/2026-W41\.md/);
+    expect(readFileSync(join(root, 'memory/reviews/2026-W41.md'), 'utf8')).toBe(report);
+  });
+});
