@@ -6,7 +6,7 @@
  * after adopt speaks about what memtier can do with notes a person wrote (finding 3).
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers.js';
 import { makeWorkspace } from './openclaw-workspace.js';
@@ -52,6 +52,31 @@ describe('an OpenClaw workspace after adoption (issue #31)', () => {
     expect(c.code, c.stderr).toBeLessThan(2);
     expect(c.json.summary.note ?? '').not.toMatch(/no entries/);
     expect(c.json.summary.entries).toBeGreaterThan(0);
+  });
+
+  it('finding 3: after adopt, health speaks of what memtier can do: archive due is one info line with the command; a person\'s untimed lines are not orphans', { timeout: 120_000 }, async () => {
+    const root = makeWorkspace();
+    expect((await cli(root, ['init', root])).code).toBe(0);
+    expect((await cli(root, ['adopt'])).code).toBe(0);
+    const h = await cli(root, ['health']);
+    expect(h.code, h.stderr).toBe(0);
+    expect(h.json.counts.warn, JSON.stringify(h.json.findings.filter((f: any) => f.severity !== 'info'))).toBe(0);
+    const due = h.json.findings.filter((f: any) => f.check === 'episodic-count');
+    expect(due).toHaveLength(1);
+    expect(due[0].severity).toBe('info');
+    expect(due[0].message).toMatch(/^21 episodic days past the 30-day TTL \(2026-10-01 … 2026-10-20/);
+    expect(due[0].fix).toMatch(/memtier archive/);
+    expect(h.json.findings.filter((f: any) => f.check === 'orphans')).toEqual([]);
+    // --fix archives all 21 and leaves nothing behind
+    const fix = await cli(root, ['health', '--fix']);
+    expect(fix.json.fixed.filter((l: string) => l.startsWith('episodic-count: archived'))).toHaveLength(21);
+    const after = await cli(root, ['health']);
+    expect(after.json.findings.filter((f: any) => f.severity !== 'info' && f.severity !== 'skip')).toEqual([]);
+    // a memtier log line without a type is still an orphan (timed: memtier wrote its shape)
+    writeFileSync(join(root, 'memory/episodic/2026-11-24.md'), '# 2026-11-24\n\n- 09:00 talked to Ana about the migration\n- a line the person typed\n');
+    const o = (await cli(root, ['health'])).json.findings.filter((f: any) => f.check === 'orphans');
+    expect(o.map((f: any) => `${f.severity} ${f.file}:${f.line} ${f.message}`)).toEqual(['warn memory/episodic/2026-11-24.md:3 1 entry has no [TYPE] and no #tag']);
+    expect(o[0].fix).toMatch(/memtier classify/);
   });
 
   it('finding 7: a review without --apply (the scheduled job) writes its finds to the week\'s report, linked from MEMORY.md; again, nothing', { timeout: 120_000 }, async () => {
