@@ -6,7 +6,9 @@ import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { isMemtierError, UsageError } from '../core/errors.js';
 import { assertStateDir } from '../store/state-dir.js';
-import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, scheduleZone, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+import { read } from '../lifecycle/common.js';
+import { systemTimeZone } from '../core/clock.js';
 import { recordUpkeepRole, sharedRepository, TAKE_HINT, UPKEEP_FILE, upkeepStatus, type UpkeepStatus } from '../lifecycle/upkeep-role.js';
 
 /**
@@ -69,6 +71,8 @@ async function upkeepRole(ctx: Ctx, opts: { take: boolean; claim: boolean; dry: 
   return report([]);
 }
 
+const zoneSource = (s: string): string => (s === 'machine' ? "this machine's zone" : s === 'USER.md' ? "USER.md's time zone line" : s);
+
 export const command: CommandSpec = {
   name: 'cron',
   summary: 'print or install schedules for consolidate, dream and review',
@@ -80,9 +84,12 @@ happens at the next boot), or "openclaw cron add" commands: command jobs (--comm
 gateway's scheduler, no agent, no model) for consolidate, dream --apply and review, and one isolated
 agent turn for what needs a model, the prose of the daily summary. --install merges the crontab lines into your crontab, replacing only memtier's own
 block for this memory; run it with --dry-run first to see the resulting crontab. Installing
-twice changes nothing. A named zone (MEMTIER_TZ) is passed on to the scheduled runs, so nightly
-runs cut days where interactive ones do; the schedule itself runs in the scheduler's zone
-(openclaw: --tz). The crontab program can be set with MEMTIER_CRONTAB.
+twice changes nothing. The schedule's zone (03:00 where?) is --tz, else MEMTIER_TZ, else the
+time zone line of the workspace's USER.md ("- **Timezone:** Europe/Lisbon", or a city), else this
+machine's: openclaw jobs get it as --tz, systemd timers on OnCalendar; cron has no zone of its
+own and runs at 03:00 of the machine's (a comment says so when the zones differ). A zone named for
+memtier (--tz, MEMTIER_TZ) is also passed on to the scheduled runs as MEMTIER_TZ, so nightly runs
+cut days where interactive ones do. The crontab program can be set with MEMTIER_CRONTAB.
 One machine does the upkeep: every scheduled command runs with --if-upkeep, and when the memory is
 a git repository shared by several clones (memtier sync), only the machine named in
 ${UPKEEP_FILE} (committed with the memory; "machine: NAME", the name from MEMTIER_MACHINE, else
@@ -95,12 +102,13 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     { name: 'crontab', type: 'boolean', description: 'crontab lines (default)' },
     { name: 'systemd', type: 'boolean', description: 'systemd user service and timer units' },
     { name: 'openclaw', type: 'boolean', description: 'openclaw cron add commands' },
+    { name: 'tz', type: 'string', value: 'ZONE', description: 'the zone the schedule runs in (an IANA name such as Europe/Lisbon; default: MEMTIER_TZ, else USER.md\'s time zone line, else this machine\'s); also the scheduled runs\' MEMTIER_TZ' },
     { name: 'bin', type: 'string', value: 'PATH', description: 'the memtier command to schedule (default: $MEMTIER_BIN, else this node and this package\'s bin/memtier.js, absolute)' },
     { name: 'install', type: 'boolean', description: `install the crontab lines (crontab only); on a shared repository with no upkeep role yet, record this machine in ${UPKEEP_FILE}` },
     { name: 'take-upkeep', type: 'boolean', description: `record this machine in ${UPKEEP_FILE} as the one that runs the scheduled upkeep` },
     { name: 'dry-run', type: 'boolean', description: 'with --install or --take-upkeep: show what would change, change nothing' },
   ],
-  examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --install --dry-run', 'memtier cron --install', 'memtier cron --take-upkeep'],
+  examples: ['memtier cron', 'memtier cron --systemd', 'memtier cron --openclaw', 'memtier cron --openclaw --tz Europe/Lisbon', 'memtier cron --install --dry-run', 'memtier cron --install', 'memtier cron --take-upkeep'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const bin = flagString(args, 'bin') ?? ctx.env.MEMTIER_BIN ?? defaultBin(ctx.env);
     const picked = (['crontab', 'systemd', 'openclaw'] as const).filter((f) => flagBool(args, f));
@@ -114,6 +122,8 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     }
     if (install && format !== 'crontab') throw new UsageError(`--install works with --crontab only`, format === 'systemd' ? `save the units printed by "memtier cron --systemd", then: ${systemdEnable(resolve(ctx.root))}` : 'run the printed openclaw cron add commands');
     const root = resolve(ctx.root);
+    const sz = scheduleZone(root, flagString(args, 'tz'), ctx.clock.tz, () => read(ctx, 'USER.md'));
+    const zoneJson = { zone: sz.zone ?? null, zoneSource: sz.source };
     const dry = flagBool(args, 'dry-run');
     const take = flagBool(args, 'take-upkeep');
     // printed schedules get the role as comment lines (they stay pasteable)
@@ -124,24 +134,30 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     const withRole = (r: RoleReport) => ({ upkeep: r.json });
     if (format === 'systemd') {
       const { comments, upkeep } = await printed();
-      const units = systemdUnits(bin, root, ctx.clock.tz);
+      const units = systemdUnits(bin, root, sz.dayZone, sz.zone);
       const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), `# then: ${systemdEnable(root)}`].join('\n') + comments;
-      return { text, json: { ok: true, format, units, enable: systemdEnable(root), ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
+      return { text, json: { ok: true, format, units, enable: systemdEnable(root), ...zoneJson, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
     if (format === 'openclaw') {
       const { comments, upkeep } = await printed();
       const b = findBin();
-      const { commands, kinds } = openclawCommands(bin, root, ctx.clock.tz, b ? `${join(dirname(b), '..', 'templates')}/` : undefined, upkeep.json.machine);
-      const text = commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n') + comments;
-      return { text, json: { ok: true, format, commands, kinds, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
+      const { commands, kinds } = openclawCommands(bin, root, sz.dayZone, b ? `${join(dirname(b), '..', 'templates')}/` : undefined, upkeep.json.machine, sz.zone);
+      const text = (sz.zone ? `# schedule zone: ${sz.zone} (${zoneSource(sz.source)})\n` : '') + commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n') + comments;
+      return { text, json: { ok: true, format, commands, kinds, ...zoneJson, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
-    const block = crontabBlock(bin, root, ctx.clock.tz);
+    const block = crontabBlock(bin, root, sz.dayZone);
+    // cron fires in the machine's zone: when the person's is another, say so (systemd and openclaw take a zone)
+    const machineZone = systemTimeZone();
+    const zoneNote = sz.zone && sz.zone !== machineZone && sz.source !== 'machine'
+      ? `\n# these run at 03:00 and Monday 09:00 in this machine's zone (${machineZone}), not ${sz.zone} (${zoneSource(sz.source)}): cron has no zone of its own; "memtier cron --systemd" or "--openclaw" runs them in ${sz.zone}`
+      : '';
     if (!install) {
-      const { comments, upkeep } = await printed();
+      const { comments: roleComments, upkeep } = await printed();
+      const comments = zoneNote + roleComments;
       const commit = upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {};
       // --take-upkeep alone: the role is the answer (the schedule is "memtier cron")
       if (take && picked.length === 0) return { text: upkeep.lines.join('\n'), json: { ok: true, ...withRole(upkeep) }, ...commit };
-      return { text: block.replace(/\n$/, '') + comments, json: { ok: true, format, lines: block.split('\n').filter(Boolean), ...withRole(upkeep) }, ...commit };
+      return { text: block.replace(/\n$/, '') + comments, json: { ok: true, format, lines: block.split('\n').filter(Boolean), ...zoneJson, ...withRole(upkeep) }, ...commit };
     }
     const current = readCrontab(ctx);
     const next = mergeCrontab(current, block, root);
@@ -150,10 +166,10 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     const upkeep = await upkeepRole(ctx, { take, claim: true, dry });
     const msg = !changed ? 'crontab already has these schedules; nothing changed'
       : dry ? 'dry run: the crontab would become (run without --dry-run to install):' : 'installed into your crontab:';
-    const text = [(changed ? `${msg}\n${dry ? next : block}`.replace(/\n$/, '') : msg), ...upkeep.lines].join('\n');
+    const text = [(changed ? `${msg}\n${dry ? next : block}`.replace(/\n$/, '') : msg), ...(zoneNote ? [zoneNote.slice(1)] : []), ...upkeep.lines].join('\n');
     return {
       text,
-      json: { ok: true, format, installed: changed && !dry, changed, dryRun: dry, crontab: next, ...withRole(upkeep) },
+      json: { ok: true, format, installed: changed && !dry, changed, dryRun: dry, crontab: next, ...zoneJson, ...withRole(upkeep) },
       ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}),
     };
   },

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Ctx } from '../core/context.js';
 import { MemtierError } from '../core/errors.js';
+import { systemTimeZone, validateTimeZone } from '../core/clock.js';
 import { IF_UPKEEP, UPKEEP_FILE } from './upkeep-role.js';
 
 export const NIGHTLY = { minute: 0, hour: 3 } as const;
@@ -42,6 +43,55 @@ export function jobs(bin: Bin, root: string): Job[] {
 }
 
 const line = (argv: string[]): string => argv.map(shq).join(' ');
+
+export interface ScheduleZone {
+  /** The zone the schedule fires in (an IANA name), or undefined: the scheduler's own. */
+  zone?: string;
+  /** Where it came from. */
+  source: '--tz' | 'MEMTIER_TZ' | 'USER.md' | 'machine';
+  /** The zone the scheduled runs cut days in (MEMTIER_TZ for them): only a zone the person named for memtier (--tz, MEMTIER_TZ). */
+  dayZone?: string;
+}
+
+/**
+ * The zone a schedule fires in: --tz, else MEMTIER_TZ, else the time zone line of OpenClaw's USER.md
+ * ("- **Timezone:** Europe/Lisbon", a city alone as "Lisbon", "时区：Asia/Shanghai"), else this
+ * machine's. A gateway host runs in UTC while its person lives in Lisbon: 03:00 must be theirs.
+ * Only --tz and MEMTIER_TZ also set the runs' day cut: interactive runs on this machine cut days in
+ * MEMTIER_TZ or the machine's zone, and scheduled ones must cut them where those do.
+ */
+export function scheduleZone(root: string, flag: string | undefined, clockTz: string, readUser: () => string | undefined): ScheduleZone {
+  if (flag) { const z = validateTimeZone(flag); return z === 'local' ? { source: '--tz' } : { zone: z, source: '--tz', dayZone: z }; }
+  if (clockTz && clockTz !== 'local') return { zone: clockTz, source: 'MEMTIER_TZ', dayZone: clockTz };
+  const fromUser = userZone(readUser());
+  if (fromUser) return { zone: fromUser, source: 'USER.md' };
+  const sys = systemTimeZone();
+  return sys ? { zone: sys, source: 'machine' } : { source: 'machine' };
+}
+
+/** The IANA zone a USER.md names on its time zone line, if any (a city is matched to its zone). */
+export function userZone(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  const m = /^[ \t>*-]*[*_]{0,2}\s*(?:time\s*zone|timezone|tz|时区|時區)\s*[*_]{0,2}\s*[:：]\s*[*_]{0,2}\s*([^\n*_]+)/imu.exec(text.slice(0, 64 * 1024));
+  if (!m) return undefined;
+  for (const word of m[1]!.split(/[\s,;()（）]+/)) {
+    const w = word.trim();
+    if (!w) continue;
+    if (/^(?:UTC|GMT|Z)$/i.test(w)) return 'UTC';
+    if (w.includes('/')) { try { return validateTimeZone(w); } catch { continue; } }
+    // a city: the zone whose last part it is ("Lisbon" → Europe/Lisbon, "New York" handled below)
+    const city = w.toLowerCase();
+    const hit = zones().find((z) => z.slice(z.lastIndexOf('/') + 1).toLowerCase() === city);
+    if (hit) return hit;
+  }
+  const spaced = m[1]!.trim().split(/[,;(（]/)[0]!.trim().replace(/\s+/g, '_').toLowerCase();
+  return zones().find((z) => z.slice(z.lastIndexOf('/') + 1).toLowerCase() === spaced);
+}
+
+let zoneList: string[] | undefined;
+function zones(): string[] {
+  return (zoneList ??= (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? []);
+}
 
 /**
  * The memory's zone, passed on to scheduled runs: cron, systemd and the gateway do not see the
@@ -76,7 +126,7 @@ export function systemdEnable(root: string): string {
   return `systemctl --user daemon-reload && systemctl --user enable --now ${jobs('memtier', root).map((j) => `${unitName(j.name, root)}.timer`).join(' ')}`;
 }
 
-export function systemdUnits(bin: Bin, root: string, tz?: string): { file: string; content: string }[] {
+export function systemdUnits(bin: Bin, root: string, tz?: string, scheduleTz?: string): { file: string; content: string }[] {
   const out: { file: string; content: string }[] = [];
   for (const j of jobs(bin, root)) {
     const unit = unitName(j.name, root);
@@ -86,7 +136,7 @@ export function systemdUnits(bin: Bin, root: string, tz?: string): { file: strin
     });
     out.push({
       file: `~/.config/systemd/user/${unit}.timer`,
-      content: `[Unit]\nDescription=memtier ${j.what} timer\n\n[Timer]\nOnCalendar=${j.calendar}\nPersistent=true\nRandomizedDelaySec=120\n\n[Install]\nWantedBy=timers.target\n`,
+      content: `[Unit]\nDescription=memtier ${j.what} timer\n\n[Timer]\nOnCalendar=${j.calendar}${scheduleTz ? ` ${scheduleTz}` : ''}\nPersistent=true\nRandomizedDelaySec=120\n\n[Install]\nWantedBy=timers.target\n`,
     });
   }
   return out;
@@ -98,8 +148,8 @@ export function systemdUnits(bin: Bin, root: string, tz?: string): { file: strin
  * apart so dream sees what consolidate wrote. Only the prose of the day — the daily summary's
  * narrative, from templates/daily-summary.md — needs a model: one isolated agent turn, after them.
  */
-export function openclawCommands(bin: Bin, root: string, tz: string, templates = 'templates/', machine?: string): { commands: string[]; kinds: ('command' | 'agent')[] } {
-  const zone = tz && tz !== 'local' ? [`--tz ${shq(tz)}`] : [];
+export function openclawCommands(bin: Bin, root: string, tz: string | undefined, templates = 'templates/', machine?: string, scheduleTz: string | undefined = namedZone(tz)): { commands: string[]; kinds: ('command' | 'agent')[] } {
+  const zone = scheduleTz ? [`--tz ${shq(scheduleTz)}`] : [];
   const env = namedZone(tz) ? [`--command-env ${shq(`MEMTIER_TZ=${tz}`)}`] : [];
   const commands: string[] = [];
   const kinds: ('command' | 'agent')[] = [];

@@ -27,6 +27,39 @@ describe('cron', () => {
     expect(local.stdout).toContain(`0 9 * * 1 { memtier review --if-upkeep --root ${root} --quiet; } >>`);
   });
 
+  it('the schedule runs in the person\'s zone: --tz, else MEMTIER_TZ, else USER.md\'s time zone line (a city too), else the machine\'s (#31 finding 7)', async () => {
+    const machine = { MEMTIER_BIN: 'memtier', MEMTIER_TZ: '', TZ: 'UTC' };
+    const ws = tmpTree({ 'MEMORY.md': '# M\n', 'SOUL.md': '# Soul\n', 'USER.md': '# USER.md\n\n- **Name:** Inês\n- **Timezone:** Europe/Lisbon\n' });
+    const o = await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: machine });
+    const oj = JSON.parse(o.stdout);
+    expect([oj.zone, oj.zoneSource]).toEqual(['Europe/Lisbon', 'USER.md']);
+    for (const c of oj.commands) expect(c).toContain("--tz Europe/Lisbon");
+    // the day cut stays the machine's, where interactive runs cut it: no MEMTIER_TZ for the runs
+    expect(oj.commands.join('\n')).not.toContain('--command-env');
+    const sd = JSON.parse((await runCli(['cron', '--root', ws, '--systemd', '--json'], { env: machine })).stdout);
+    expect(sd.units[1].content).toContain('OnCalendar=*-*-* 03:00:00 Europe/Lisbon\n');
+    const ct = await runCli(['cron', '--root', ws], { env: machine });
+    expect(ct.stdout).toMatch(/# these run at 03:00 and Monday 09:00 in this machine's zone \(UTC\), not Europe\/Lisbon \(USER\.md's time zone line\)/);
+    // a city alone, in Chinese: 时区：上海 is not a zone name; "Asia/Shanghai" is, and "Lisbon" is matched
+    writeFileSync(join(ws, 'USER.md'), '# USER\n\nTimezone: Lisbon (GMT+0)\n');
+    expect(JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: machine })).stdout).zone).toBe('Europe/Lisbon');
+    writeFileSync(join(ws, 'USER.md'), '# 用户\n\n- 时区：Asia/Shanghai\n');
+    expect(JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: machine })).stdout).zone).toBe('Asia/Shanghai');
+    // --tz wins, and is the runs' day cut too
+    const f = JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--tz', 'America/New_York', '--json'], { env: machine })).stdout);
+    expect([f.zone, f.zoneSource]).toEqual(['America/New_York', '--tz']);
+    expect(f.commands[0]).toContain("--command-env MEMTIER_TZ=America/New_York");
+    // MEMTIER_TZ before USER.md
+    expect(JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: { ...machine, MEMTIER_TZ: 'Asia/Tokyo' } })).stdout).zone).toBe('Asia/Tokyo');
+    // no USER.md line: the machine's zone, said so
+    writeFileSync(join(ws, 'USER.md'), '# USER\n');
+    const m = JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: machine })).stdout);
+    expect([m.zone, m.zoneSource]).toEqual(['UTC', 'machine']);
+    const bad = await runCli(['cron', '--root', ws, '--tz', 'Mars/Olympus'], { env: machine });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown time zone "Mars\/Olympus"/);
+  });
+
   it('the redirect of a crontab line covers every command of its job (run by sh as cron would)', async () => {
     const root = tmpTree({ 'MEMORY.md': '# M\n' });
     // a stand-in for memtier that prints its subcommand to stdout and to stderr
