@@ -11,7 +11,8 @@ import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { addDays, localDate } from '../core/clock.js';
-import { classify, listMemoryFiles, outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
+import { classify, isOpenClawWorkspace, listMemoryFiles, outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
+import { memoryCoreNote } from '../openclaw/host-config.js';
 import { startsWithFrontmatter } from '../format/frontmatter.js';
 import { openStore, readMemoryFile } from '../store/store.js';
 
@@ -121,6 +122,9 @@ folders (--json: outside).`,
     const outside = outsideNotes(root);
     lines.push(...outsideNotesText(outside));
     if (dry && moves.length) lines.push('dry run: nothing changed; run "memtier adopt" to move them');
-    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, left: recent, untyped, outside: outside.folders, ...(outside.partial ? { outsidePartial: true } : {}) } };
+    // an OpenClaw workspace whose memory-core still runs beside memtier: a second dreaming system on these files
+    const memoryCore = isOpenClawWorkspace(ctx.root) ? await memoryCoreNote(ctx.env) : undefined;
+    if (memoryCore) lines.push(`openclaw: ${memoryCore.advice}`);
+    return { text: lines.join('\n'), json: { ok: true, dryRun: dry, moves, left: recent, untyped, outside: outside.folders, ...(outside.partial ? { outsidePartial: true } : {}), ...(memoryCore ? { memoryCore } : {}) } };
   },
 };

@@ -22,6 +22,7 @@
  * Every tool and hook is a memtier command run through the CLI's main() (lib/watch/runner.ts):
  * the same guards (secrets, path escapes), the same git commit, one writer.
  */
+import { memoryCoreAdvice, memoryCoreState } from './host-config.js';
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -269,6 +270,17 @@ function registerPlugin(api: OpenClawApi, main: Main, version: string): void {
     api.on('before_compaction', snapshot('before-compaction'));
     api.on('before_reset', snapshot('before-reset'));
   }
+
+  // memory-core beside memtier: its dreaming job and its tool name conflicts, said once at start
+  // with the command that ends both (lib/openclaw/host-config.ts), instead of a conflict line per call
+  api.on('gateway_start', () => {
+    const g = globalThis as Record<symbol, unknown>;
+    const said = Symbol.for('memtier.openclaw.memory-core-advice');
+    if (g[said]) return;
+    g[said] = true;
+    const advice = memoryCoreAdvice(memoryCoreState(api.config, PLUGIN_ID));
+    if (advice) log.warn?.(`memtier: ${advice}`);
+  });
 
   // warm the memory with the gateway, not on the first question (and serve the CLI's memtier watch)
   api.on('gateway_start', () => { void serve(rootFor(undefined)).catch((e: Error) => log.warn?.(`memtier: ${e.message}`)); });
