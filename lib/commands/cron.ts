@@ -6,7 +6,7 @@ import type { Ctx } from '../core/context.js';
 import { findBin } from '../core/bin.js';
 import { isMemtierError, UsageError } from '../core/errors.js';
 import { assertStateDir } from '../store/state-dir.js';
-import { crontabBlock, mergeCrontab, openclawCommands, readCrontab, scheduleZone, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
+import { crontabBlock, mergeCrontab, openclawCommands, passedEnv, readCrontab, scheduleZone, systemdEnable, systemdUnits, writeCrontab, type Bin } from '../lifecycle/cron.js';
 import { read } from '../lifecycle/common.js';
 import { systemTimeZone } from '../core/clock.js';
 import { recordUpkeepRole, sharedRepository, TAKE_HINT, UPKEEP_FILE, upkeepStatus, type UpkeepStatus } from '../lifecycle/upkeep-role.js';
@@ -89,7 +89,8 @@ time zone line of the workspace's USER.md ("- **Timezone:** Europe/Lisbon", or a
 machine's: openclaw jobs get it as --tz, systemd timers on OnCalendar; cron has no zone of its
 own and runs at 03:00 of the machine's (a comment says so when the zones differ). A zone named for
 memtier (--tz, MEMTIER_TZ) is also passed on to the scheduled runs as MEMTIER_TZ, so nightly runs
-cut days where interactive ones do. The crontab program can be set with MEMTIER_CRONTAB.
+cut days where interactive ones do, and MEMTIER_GIT=off (no commits) holds for them too. The
+crontab program can be set with MEMTIER_CRONTAB.
 One machine does the upkeep: every scheduled command runs with --if-upkeep, and when the memory is
 a git repository shared by several clones (memtier sync), only the machine named in
 ${UPKEEP_FILE} (committed with the memory; "machine: NAME", the name from MEMTIER_MACHINE, else
@@ -134,18 +135,18 @@ role to this machine (with or without --install). "memtier cron" shows the role 
     const withRole = (r: RoleReport) => ({ upkeep: r.json });
     if (format === 'systemd') {
       const { comments, upkeep } = await printed();
-      const units = systemdUnits(bin, root, sz.dayZone, sz.zone);
+      const units = systemdUnits(bin, root, sz.dayZone, sz.zone, passedEnv(ctx.env));
       const text = [...units.map((u) => `# file: ${u.file}\n${u.content}`), `# then: ${systemdEnable(root)}`].join('\n') + comments;
       return { text, json: { ok: true, format, units, enable: systemdEnable(root), ...zoneJson, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
     if (format === 'openclaw') {
       const { comments, upkeep } = await printed();
       const b = findBin();
-      const { commands, kinds } = openclawCommands(bin, root, sz.dayZone, b ? `${join(dirname(b), '..', 'templates')}/` : undefined, upkeep.json.machine, sz.zone);
+      const { commands, kinds } = openclawCommands(bin, root, sz.dayZone, b ? `${join(dirname(b), '..', 'templates')}/` : undefined, upkeep.json.machine, sz.zone, passedEnv(ctx.env));
       const text = (sz.zone ? `# schedule zone: ${sz.zone} (${zoneSource(sz.source)})\n` : '') + commands.map((c, i) => `# ${kinds[i] === 'command' ? 'a command job: runs in the scheduler, no agent, no model' : 'an agent turn: needs a model (the prose of the day)'}\n${c}`).join('\n\n') + comments;
       return { text, json: { ok: true, format, commands, kinds, ...zoneJson, ...withRole(upkeep) }, ...(upkeep.commitSummary ? { commitSummary: upkeep.commitSummary } : {}) };
     }
-    const block = crontabBlock(bin, root, sz.dayZone);
+    const block = crontabBlock(bin, root, sz.dayZone, passedEnv(ctx.env));
     // cron fires in the machine's zone: when the person's is another, say so (systemd and openclaw take a zone)
     const machineZone = systemTimeZone();
     const zoneNote = sz.zone && sz.zone !== machineZone && sz.source !== 'machine'

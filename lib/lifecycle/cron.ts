@@ -98,19 +98,26 @@ function zones(): string[] {
  * MEMTIER_TZ of a person's shell, and a nightly run must cut days where interactive runs do.
  */
 const namedZone = (tz: string | undefined): string | undefined => (tz && tz !== 'local' ? tz : undefined);
-const withTz = (tz: string | undefined, cmd: string): string => (namedZone(tz) ? `MEMTIER_TZ=${shq(tz!)} ${cmd}` : cmd);
+/** The environment a scheduled run gets: the day zone, and what the person set that memtier must keep (MEMTIER_GIT=off). */
+const runEnv = (tz: string | undefined, passed: Record<string, string>): [string, string][] => [...(namedZone(tz) ? [['MEMTIER_TZ', tz!] as [string, string]] : []), ...Object.entries(passed)];
+const withEnv = (pairs: [string, string][], cmd: string): string => [...pairs.map(([k, v]) => `${k}=${shq(v)}`), cmd].join(' ');
+
+/** What of the person's environment the scheduled runs keep: MEMTIER_GIT=off (no commits) holds for them too. */
+export function passedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return env.MEMTIER_GIT === 'off' ? { MEMTIER_GIT: 'off' } : {};
+}
 
 export function blockMarkers(root: string): { begin: string; end: string } {
   return { begin: `# >>> memtier ${root} >>>`, end: `# <<< memtier ${root} <<<` };
 }
 
-export function crontabBlock(bin: Bin, root: string, tz?: string): string {
+export function crontabBlock(bin: Bin, root: string, tz?: string, passed: Record<string, string> = {}): string {
   const { begin, end } = blockMarkers(root);
   const log = shq(`${root}/.memtier/cron.log`);
   const out = [begin, '# memtier upkeep (memtier cron --crontab); edit by running it again'];
   // the group makes the redirect cover every command of the job, not only the last one; cron ends
   // a command at an unescaped "%" (the rest becomes its stdin), so a "%" in a path is escaped
-  for (const j of jobs(bin, root)) out.push(`${j.cron} { ${j.commands.map((c) => withTz(tz, line(c))).join(' && ')}; } >> ${log} 2>&1`.replace(/%/g, '\\%') + `  # ${j.what}`);
+  for (const j of jobs(bin, root)) out.push(`${j.cron} { ${j.commands.map((c) => withEnv(runEnv(tz, passed), line(c))).join(' && ')}; } >> ${log} 2>&1`.replace(/%/g, '\\%') + `  # ${j.what}`);
   out.push(end);
   return out.join('\n') + '\n';
 }
@@ -126,13 +133,13 @@ export function systemdEnable(root: string): string {
   return `systemctl --user daemon-reload && systemctl --user enable --now ${jobs('memtier', root).map((j) => `${unitName(j.name, root)}.timer`).join(' ')}`;
 }
 
-export function systemdUnits(bin: Bin, root: string, tz?: string, scheduleTz?: string): { file: string; content: string }[] {
+export function systemdUnits(bin: Bin, root: string, tz?: string, scheduleTz?: string, passed: Record<string, string> = {}): { file: string; content: string }[] {
   const out: { file: string; content: string }[] = [];
   for (const j of jobs(bin, root)) {
     const unit = unitName(j.name, root);
     out.push({
       file: `~/.config/systemd/user/${unit}.service`,
-      content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${namedZone(tz) ? `Environment=MEMTIER_TZ=${tz}\n` : ''}${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
+      content: `[Unit]\nDescription=memtier ${j.what} (${root})\n\n[Service]\nType=oneshot\n${runEnv(tz, passed).map(([k, v]) => `Environment=${k}=${v}\n`).join('')}${j.commands.map((c) => `ExecStart=${line(c)}`).join('\n')}\nNice=10\n`,
     });
     out.push({
       file: `~/.config/systemd/user/${unit}.timer`,
@@ -148,9 +155,9 @@ export function systemdUnits(bin: Bin, root: string, tz?: string, scheduleTz?: s
  * apart so dream sees what consolidate wrote. Only the prose of the day — the daily summary's
  * narrative, from templates/daily-summary.md — needs a model: one isolated agent turn, after them.
  */
-export function openclawCommands(bin: Bin, root: string, tz: string | undefined, templates = 'templates/', machine?: string, scheduleTz: string | undefined = namedZone(tz)): { commands: string[]; kinds: ('command' | 'agent')[] } {
+export function openclawCommands(bin: Bin, root: string, tz: string | undefined, templates = 'templates/', machine?: string, scheduleTz: string | undefined = namedZone(tz), passed: Record<string, string> = {}): { commands: string[]; kinds: ('command' | 'agent')[] } {
   const zone = scheduleTz ? [`--tz ${shq(scheduleTz)}`] : [];
-  const env = namedZone(tz) ? [`--command-env ${shq(`MEMTIER_TZ=${tz}`)}`] : [];
+  const env = runEnv(tz, passed).map(([k, v]) => `--command-env ${shq(`${k}=${v}`)}`);
   const commands: string[] = [];
   const kinds: ('command' | 'agent')[] = [];
   for (const j of jobs(bin, root)) {

@@ -55,6 +55,10 @@ describe('cron', () => {
     writeFileSync(join(ws, 'USER.md'), '# USER\n');
     const m = JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: machine })).stdout);
     expect([m.zone, m.zoneSource]).toEqual(['UTC', 'machine']);
+    // MEMTIER_GIT=off holds for the scheduled runs too (#31 finding 9)
+    const off = JSON.parse((await runCli(['cron', '--root', ws, '--openclaw', '--json'], { env: { ...machine, MEMTIER_GIT: 'off' } })).stdout);
+    for (const c of off.commands.slice(0, 3)) expect(c).toContain('--command-env MEMTIER_GIT=off');
+    expect((await runCli(['cron', '--root', ws], { env: { ...machine, MEMTIER_GIT: 'off' } })).stdout).toContain(' { MEMTIER_GIT=off memtier consolidate');
     const bad = await runCli(['cron', '--root', ws, '--tz', 'Mars/Olympus'], { env: machine });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown time zone "Mars\/Olympus"/);

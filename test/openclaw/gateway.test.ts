@@ -9,10 +9,11 @@
  * cannot be installed the tests say "skipped" with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installHost, openclawCli, readConfig, startGateway, writeConfig, type Gateway, type OpenClawHost } from '../../lib/bench/openclaw-host.js';
-import { REPO, runCli, tmpTree } from '../helpers.js';
+import { runCli, tmpTree } from '../helpers.js';
+import { stillCopy } from '../hosts/still-copy.js';
 
 const enabled = process.env.MEMTIER_OPENCLAW === '1';
 let host: OpenClawHost | undefined;
@@ -44,13 +45,15 @@ beforeAll(async () => {
   expect((await runCli(['wal', 'decide', '--root', root, 'deploy the web app with Argo CD, not Flux'])).code).toBe(0);
   writeFileSync(join(root, 'knowledge', 'vendor-notes.md'), '# Vendor notes\n\nThe vendor call moved to Thursday.\n\n数据库迁移到 PostgreSQL 16，负责人是 Ana。\n');
   // the plugin installed as a user does it; it takes the memory slot
-  openclawCli(host, home, ['plugins', 'install', REPO, '--link', '--force', '--accept-capabilities'], 180_000);
+  // a still copy of the package: OpenClaw refuses a linked plugin whose files change while it loads it
+  const pkg = await stillCopy(join(base, 'memtier-package'));
+  openclawCli(host, home, ['plugins', 'install', pkg, '--link', '--force', '--accept-capabilities'], 180_000);
   const cfg = readConfig(home);
   expect(cfg.plugins.slots.memory).toBe('memtier');
   cfg.plugins.entries.memtier.config = { root };
   cfg.plugins.entries.memtier.hooks = { allowConversationAccess: true };
   writeConfig(home, cfg);
-  gw = await startGateway(host, home);
+  gw = await startGateway(host, home, { readyMs: 600_000 });
 }, 900_000);
 
 afterAll(async () => {
@@ -107,8 +110,11 @@ describe('memtier inside a real OpenClaw gateway', () => {
     expect(s.pid).not.toBe(process.pid);
   });
 
-  it('memtier cron --openclaw: the command jobs go into the running gateway, list back, and one runs memtier', async (t) => {
+  it('memtier cron --openclaw: the command jobs go into the running gateway, list back, and the nightly one summarizes the day that ended (#31 finding 1)', async (t) => {
     if (!gw || !host) return t.skip(skipped);
+    // a decision of yesterday afternoon: the job that runs tonight (now, by hand) must summarize that day
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await runCli(['add', '--root', root, '--now', `${yesterday}T15:00:00Z`, '--type', 'DECISION', 'the billing export moves to Parquet files'], { env: { MEMTIER_TZ: 'UTC' } })).code).toBe(0);
     const cron = await runCli(['cron', '--openclaw', '--root', root, '--json']);
     expect(cron.code, cron.stderr).toBe(0);
     const plan = JSON.parse(cron.stdout) as { commands: string[]; kinds: string[] };
@@ -134,7 +140,29 @@ describe('memtier inside a real OpenClaw gateway', () => {
       }
     }
     expect(status).toBe('ok');
+    expect(readFileSync(join(root, 'memory/reviews/daily', `${yesterday}.md`), 'utf8')).toContain('the billing export moves to Parquet files');
   }, 180_000);
+
+  it('memory-core beside memtier (#31 findings 6, 7): its dreaming job and tool conflicts are there, memtier says so once with the command, and after that command both are gone', async (t) => {
+    if (!gw || !host) return t.skip(skipped);
+    const jobs = (g: Gateway): string[] => (JSON.parse(g.cli(['cron', 'list', '--all', '--json'], 60_000)) as { jobs: { name: string }[] }).jobs.map((j) => j.name);
+    const advice = (g: Gateway): string[] => g.log().split('\n').filter((l) => l.includes("memtier: OpenClaw's memory-core still runs beside memtier"));
+    const conflicts = (g: Gateway): string[] => g.log().split('\n').filter((l) => l.includes('plugin tool name conflict (memory-core)'));
+    expect(jobs(gw)).toContain('Memory Dreaming Promotion');
+    expect(advice(gw)).toHaveLength(1);
+    expect(advice(gw)[0]).toContain('openclaw plugins disable memory-core');
+    // the command memtier gives, as the person runs it; then the gateway again
+    await gw.stop();
+    gw = undefined;
+    openclawCli(host, home, ['plugins', 'disable', 'memory-core'], 120_000);
+    const again = await startGateway(host, home, { probeTool: 'memory_search', readyMs: 600_000 });
+    gw = again;
+    text(await again.invoke('memory_search', { query: 'vendor call Thursday' }));
+    text(await again.invoke('memory_get', { path: 'MEMORY.md', lines: 3 }));
+    expect(conflicts(again)).toEqual([]);
+    expect(advice(again)).toEqual([]);
+    expect(jobs(again)).not.toContain('Memory Dreaming Promotion');
+  }, 900_000);
 });
 
 /** The words of a POSIX shell command as `memtier cron` prints it (single quotes, '\'' and line continuations). */
