@@ -77,7 +77,7 @@ Done. The memory is plain markdown in ${root}:
   ${shown}/SESSION-STATE.md           the WAL's state: task, context, decisions, pending
   ${shown}/memory/working-buffer.md   the WAL log (rotated into memory/episodic/)
   ${shown}/memory/episodic/           one file per day, typed entries with ^ids
-  ${shown}/memory/FORMAT.md           the contract for every file
+  ${shown}/FORMAT.md                  the contract for every file (TAGS.md: the tag vocabulary)
 
 Try next:
   node bin/memtier.js wal get --root ${shown}

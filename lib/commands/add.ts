@@ -20,7 +20,7 @@ export const command: CommandSpec = {
   usage: ['add [--type TYPE] [--tags a,b] [--id ID] TEXT'],
   description: `Appends one entry line "- HH:MM [TYPE] TEXT #tags ^id" to memory/episodic/YYYY-MM-DD.md
 (today in $MEMTIER_TZ; use --now to backfill another day). Types: ${ENTRY_TYPES.join(', ')}.
-Tags (--tags and inline #tags) must be in memory/TAGS.md: another is refused (exit 2, nothing written); "#friction" marks something that cost time (the weekly review collects it).
+Tags (--tags and inline #tags) must be in TAGS.md (the memory root's): another is refused (exit 2, nothing written); "#friction" marks something that cost time (the weekly review collects it).
 TEXT "-" reads the text from standard input. add writes what it is given; when today's log or the
 working buffer already holds an entry saying the same (same numbers, 85 % of the words), it says so
 (--json: nearDuplicateOf); --dedupe refreshes that entry instead of adding a second one.`,

@@ -12,7 +12,7 @@ export const command: CommandSpec = {
   usage: ['classify [--apply]'],
   description: `Seed 002's orphans: entries of the log (memory/episodic/, the working buffer, OpenClaw's
 memory/YYYY-MM-DD.md days) without a [TYPE] or without a #tag. Each gets the type the extraction
-rules give its words (memtier extract --help) and the tags of memory/TAGS.md it names (never another
+rules give its words (memtier extract --help) and the tags of TAGS.md it names (never another
 tag). Without --apply it only shows what it would do. With --apply, lines of memtier's own logs are
 rewritten in place (id, time and words kept; [TYPE] and #tags added); entries of a day a person wrote
 (memory/YYYY-MM-DD.md) are reported, never rewritten. Entries no rule places are listed.`,

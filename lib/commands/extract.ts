@@ -9,7 +9,7 @@ import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import type { Captured } from '../capture/capture.js';
 import { extract, type Message, type Skip } from '../capture/extract.js';
-import { PATHS } from '../format/layout.js';
+import { tagsFile } from '../format/layout.js';
 import { parseVocabulary } from '../health/vocabulary.js';
 import { readMemoryFile } from '../store/store.js';
 
@@ -67,7 +67,7 @@ corrections (LESSON), deadlines and dated events (EVENT), people, their roles an
 hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and Chinese, by keyword
 rules (lib/capture/rules.ts): "I prefer", "let's go with", "we decided", "from now on", "never
 again", "不要用", "以后", "决定", "下周五之前", "负责", …. Each proposal has its type, its text with
-relative dates made absolute ("next Friday (2026-05-22)"), tags from memory/TAGS.md only, its
+relative dates made absolute ("next Friday (2026-05-22)"), tags from TAGS.md only, its
 canonical home and the rule that fired. Relative dates are read against the clock: for a note
 written on another day, give --now that day (review and consolidate do so for the notes they read).
 
@@ -99,7 +99,7 @@ a secret never echoed) exits 2 and writes nothing; --apply writes the items thro
   ],
   examples: ['memtier extract "we decided to use Postgres 16; I prefer short answers"', 'memtier extract --messages session.json --apply', 'echo "以后回复都用中文。下周五之前把合同发给法务。" | memtier extract - --json'],
   async run(ctx: Ctx, args: Args, io: Io): Promise<CommandResult> {
-    const vocabulary = (() => { const t = readMemoryFile(ctx.root, PATHS.tags); return t === undefined ? undefined : parseVocabulary(t); })();
+    const vocabulary = (() => { const t = readMemoryFile(ctx.root, tagsFile(ctx.root)); return t === undefined ? undefined : parseVocabulary(t); })();
     const validate = flagString(args, 'validate');
     if (validate !== undefined) return validateFile(ctx, validate, vocabulary, flagBool(args, 'apply'), args.quiet);
     const file = flagString(args, 'file');

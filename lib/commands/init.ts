@@ -14,7 +14,7 @@ import { findBin } from '../core/bin.js';
 import { shq } from '../lifecycle/cron.js';
 import { DRIVER_ATTRIBUTES, DRIVER_COMMENT, ensureMergeDriver, upgradedAttributes } from '../git/driver.js';
 import { MemtierError, UsageError } from '../core/errors.js';
-import { outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
+import { LEGACY_PATHS, outsideNotes, outsideNotesText, PATHS } from '../format/layout.js';
 import { usedTags } from '../health/checks/tag-vocabulary.js';
 import { parseVocabulary } from '../health/vocabulary.js';
 import { loadSnapshot } from '../memory/snapshot.js';
@@ -69,7 +69,8 @@ export interface SkeletonFile {
 
 /**
  * The skeleton's files as they land in a memory: `{{today}}` replaced by the clock's date,
- * memory-skeleton/FORMAT.md copied to memory/FORMAT.md.
+ * memory-skeleton/FORMAT.md copied as it is to FORMAT.md (TAGS.md and FORMAT.md live at the root,
+ * beside MEMORY.md: memory indexers that read memory/** would take them for memory).
  */
 export function skeletonFiles(today: string, dir = skeletonDir()): SkeletonFile[] {
   const out: SkeletonFile[] = [];
@@ -79,9 +80,8 @@ export function skeletonFiles(today: string, dir = skeletonDir()): SkeletonFile[
       if (d.isDirectory()) walk(rel);
       else if (d.isFile()) {
         const raw = readFileSync(join(dir, rel), 'utf8');
-        const target = rel === 'FORMAT.md' ? 'memory/FORMAT.md' : rel;
-        const content = target === 'memory/FORMAT.md' ? raw : stampDates(raw, today);
-        out.push({ rel: target, content, executable: EXECUTABLE.has(target) });
+        const content = rel === PATHS.format ? raw : stampDates(raw, today);
+        out.push({ rel, content, executable: EXECUTABLE.has(rel) });
       }
     }
   };
@@ -93,7 +93,7 @@ export interface InitResult {
   root: string;
   created: string[];
   kept: string[];
-  /** Tags the existing memory already used that the new memory/TAGS.md did not hold: added to it. */
+  /** Tags the existing memory already used that the new TAGS.md did not hold: added to it. */
   tagsAdded?: string[];
   git?: { initialized: boolean; already: boolean; gitignore: 'created' | 'updated' | 'kept'; gitattributes: 'created' | 'updated' | 'kept'; /** The first commit init made (its sha), or why it made none. */ commit?: string; notCommitted?: string };
 }
@@ -130,9 +130,14 @@ export function initMemory(ctx: Ctx, root: string, opts: { git?: boolean } = {})
   }
   const res: InitResult = { root, created: [], kept: [] };
   const store = openStore({ root, env: ctx.env, clock: ctx.clock });
+  // a memory made before TAGS.md and FORMAT.md moved to the root keeps its own where they are
+  // (memory/TAGS.md is its owner's vocabulary): `memtier health --fix` moves them (meta-files)
+  const legacy = new Map<string, string>([[PATHS.tags, LEGACY_PATHS.tags], [PATHS.format, LEGACY_PATHS.format]]);
   store.mutate((tx) => {
     for (const f of files) {
       if (tx.exists(f.rel)) { res.kept.push(f.rel); continue; }
+      const old = legacy.get(f.rel);
+      if (old !== undefined && tx.exists(old)) { res.kept.push(old); continue; }
       tx.write(f.rel, f.content, { expected: null });
       if (f.executable) chmodSync(resolveInside(root, f.rel), 0o755);
       res.created.push(f.rel);
@@ -214,7 +219,10 @@ $MEMTIER_ROOT, $OPENCLAW_WORKSPACE, the nearest folder above holding MEMORY.md, 
 ~/.openclaw/workspace). An existing file is never overwritten, so init is idempotent and safe in
 an existing OpenClaw workspace: SOUL.md, USER.md, MEMORY.md and memory/YYYY-MM-DD.md stay as they
 are (run "memtier adopt" to move daily files into memory/episodic/). Reports what it created and
-what it kept. The contract of every file is copied to memory/FORMAT.md.
+what it kept. The contract of every file is copied to FORMAT.md, and the tag vocabulary is
+TAGS.md, both beside MEMORY.md (not under memory/, where memory indexers such as OpenClaw's
+memory-core would read them as memory; a memory made with memory/TAGS.md and memory/FORMAT.md
+keeps them until "memtier health --fix" moves them).
 
 memtier reads MEMORY.md, SESSION-STATE.md, todos.md, USER.md, TOOLS.md, memory/ and knowledge/.
 When the folder holds other markdown notes (an Obsidian vault's Daily/ or People/, loose notes at
@@ -222,10 +230,10 @@ its root), init says how many, where, and how to bring them in (move them into m
 are read in place); --json: outside ([{dir, files, example}]). Host instructions (AGENTS.md, SOUL.md,
 CLAUDE.md…), README.md and skills/ are not counted.
 
-In a folder that already has notes, the memory/TAGS.md init creates (the generic vocabulary) also
+In a folder that already has notes, the TAGS.md init creates (the generic vocabulary) also
 gets the tags those notes use (tags lines and inline #tags, as health's tag-vocabulary check reads
 them) on a "- found in this memory: …" line, so add and wal accept them; init says which (--json:
-tagsAdded). An existing memory/TAGS.md is the owner's and is left alone.
+tagsAdded). An existing TAGS.md (or memory/TAGS.md) is the owner's and is left alone.
 
 --git makes the folder a git repository (if it is not one), with .gitignore (.memtier/) and
 .gitattributes (merge=memtier for the logs and SESSION-STATE.md: "memtier merge-driver" merges two

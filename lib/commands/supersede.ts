@@ -16,7 +16,7 @@ export const command: CommandSpec = {
 The new entry (same type unless --type) is appended to today's episodic day when the old one is
 in a log (buffer, episodic day, archive); in a durable note (semantic, procedural, knowledge,
 MEMORY.md) it goes on the line right below the old one, so the fact stays in its home.
-An inline #tag in TEXT must be in memory/TAGS.md (exit 2, nothing written, as for add and wal).
+An inline #tag in TEXT must be in TAGS.md (exit 2, nothing written, as for add and wal).
 --by ^ID points at an entry that already says the new thing (e.g. a decision verify found
 reversed) and only marks the old one. A file edited meanwhile is left untouched (exit 2,
 "conflict"); an ambiguous or missing ENTRY is refused with the candidates. Running it again

@@ -103,7 +103,7 @@ Entries: task → [PROJ] task: …, decide → [DECISION] …, context → [TEMP
 keyless fact: [TEMP] context: the demo moved to Friday; KEY "pref" → [PREF] VALUE, a preference,
 not session context),
 pending/done/blocker → [PROJ] pending:/done:/blocker: …
-"done" removes the matching item from Pending (or Blockers). An inline #tag must be in memory/TAGS.md:
+"done" removes the matching item from Pending (or Blockers). An inline #tag must be in TAGS.md:
 another is refused (exit 2, nothing written) with the closest tags and how to add one.
 Snapshots of SESSION-STATE.md live in memory/.snapshots/NAME.md; restore without a NAME takes the
 newest, and first snapshots the current state as before-restore-STAMP. An item of an entry forgotten

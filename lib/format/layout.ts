@@ -22,7 +22,10 @@ export const PATHS = {
   palace: 'memory/palace',
   reviews: 'memory/reviews',
   archive: 'memory/archive',
-  tags: 'memory/TAGS.md',
+  /** The frozen tag vocabulary: at the root, where memory indexers (OpenClaw's memory-core reads memory/**) do not take it for memory. */
+  tags: 'TAGS.md',
+  /** The file-format contract `memtier init` copies from memory-skeleton/FORMAT.md (a read-only reference). */
+  format: 'FORMAT.md',
   trash: 'memory/.trash',
   /** Ids of forgotten entries, one `^id forgotten STAMP` a line (no text): how a removal reaches the other clones of a git memory. */
   forgotten: 'memory/.forgotten',
@@ -34,6 +37,20 @@ export const PATHS = {
   /** Derived state: index cache, lock, recall history. Gitignored, rebuildable. */
   state: '.memtier',
 } as const;
+
+/**
+ * Where TAGS.md and FORMAT.md lived in memories made before they moved to the root: still read
+ * there (classify gives them their kinds) until `memtier health --fix` moves them (meta-files).
+ */
+export const LEGACY_PATHS = { tags: 'memory/TAGS.md', format: 'memory/FORMAT.md' } as const;
+
+/**
+ * The tag vocabulary a memory uses, root-relative: TAGS.md, or memory/TAGS.md in a memory made
+ * before it moved (when the root has none), until `memtier health --fix` moves it.
+ */
+export function tagsFile(root: string): string {
+  return !existsSync(join(root, PATHS.tags)) && existsSync(join(root, LEGACY_PATHS.tags)) ? LEGACY_PATHS.tags : PATHS.tags;
+}
 
 export type Tier = 'hot' | 'warm' | 'cold' | 'buffer' | 'generated' | 'meta';
 
@@ -110,8 +127,8 @@ export function classify(rel: string): FileInfo {
   if (r === PATHS.dreams) return { rel: r, kind: 'dreams', tier: 'generated' };
   if (r === PATHS.user || r === PATHS.tools) return { rel: r, kind: 'profile', tier: 'warm' };
   if (r === PATHS.buffer) return { rel: r, kind: 'buffer', tier: 'buffer' };
-  if (r === PATHS.tags) return { rel: r, kind: 'tags', tier: 'meta' };
-  if (r === 'memory/FORMAT.md') return { rel: r, kind: 'format', tier: 'meta' };
+  if (r === PATHS.tags || r === LEGACY_PATHS.tags) return { rel: r, kind: 'tags', tier: 'meta' };
+  if (r === PATHS.format || r === LEGACY_PATHS.format) return { rel: r, kind: 'format', tier: 'meta' };
   if (r.startsWith(PATHS.episodic + '/')) return withDate('episodic', 'cold');
   if (r.startsWith(PATHS.archive + '/')) return withDate('archive', 'cold');
   if (r.startsWith(PATHS.semantic + '/')) return { rel: r, kind: 'semantic', tier: 'warm' };
@@ -130,10 +147,12 @@ export function classify(rel: string): FileInfo {
 }
 
 /**
- * Root-level files that are memory: memtier's own, and OpenClaw's USER.md and TOOLS.md (facts about
- * the user). AGENTS.md, SOUL.md, IDENTITY.md and HEARTBEAT.md are instructions to the agent, not memory.
+ * Root-level files that are memory: memtier's own (TAGS.md and FORMAT.md are its reference files:
+ * kept out of search, read, committed and synced as the others), and OpenClaw's USER.md and
+ * TOOLS.md (facts about the user). AGENTS.md, SOUL.md, IDENTITY.md and HEARTBEAT.md are
+ * instructions to the agent, not memory.
  */
-export const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams, PATHS.user, PATHS.tools];
+export const ROOT_FILES = [PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams, PATHS.user, PATHS.tools, PATHS.tags, PATHS.format];
 
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
 

@@ -22,7 +22,7 @@ import { gitDirOf, gitWriteBlocker } from '../core/git-state.js';
 import { deadCommitRecords, gitEnabled, openStore, vetForCommit, type CommitRefusal } from '../store/store.js';
 
 /** What memtier commits in a memory repository ('all'): the memory's own files only. */
-export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
+export const MEMORY_PATHSPECS = ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'DREAMS.md', 'TAGS.md', 'FORMAT.md', 'memory', 'knowledge', '.gitattributes', '.gitignore'];
 
 // --no-optional-locks: a status or diff memtier runs never takes .git/index.lock to refresh the
 // index, so it cannot make another process's commit fail ("index.lock: File exists")

@@ -27,7 +27,7 @@ const HEADER = `# Facts
 
 <!-- The facts graph: one fact per line, "- [[SUBJECT]] predicate [[OBJECT]] — DATE (source: …) ^id".
      Written by "memtier fact add"; hand edits in the same form are read too. Notes may also state
-     relations as "- relation_type [[Target]]" bullets (the note is the subject). Format: memory/FORMAT.md -->
+     relations as "- relation_type [[Target]]" bullets (the note is the subject). Format: FORMAT.md -->
 
 `;
 

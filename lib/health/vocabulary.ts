@@ -1,11 +1,13 @@
 /**
- * The frozen tag vocabulary: memory/TAGS.md. Read leniently: every tag named on a bullet, after
- * a `category:` label, as a `#tag` or as a heading counts (category names are tags too).
+ * The frozen tag vocabulary: TAGS.md at the memory root (memory/TAGS.md in a memory made before it
+ * moved, until `memtier health --fix` moves it: layout.tagsFile). Read leniently: every tag named
+ * on a bullet, after a `category:` label, as a `#tag` or as a heading counts (category names are
+ * tags too).
  */
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseEntryLine } from '../format/entry.js';
-import { PATHS } from '../format/layout.js';
+import { tagsFile } from '../format/layout.js';
 import { readMemoryFile } from '../store/store.js';
 import { hasInvisible, showInvisible } from '../store/guards/text.js';
 import { frontmatterBlock, heading } from './markdown.js';
@@ -56,7 +58,7 @@ export function parseVocabulary(text: string): Set<string> {
 }
 
 /**
- * Tags of an entry that memory/TAGS.md does not hold (lower-cased). Empty when the memory has no
+ * Tags of an entry that TAGS.md does not hold (lower-cased). Empty when the memory has no
  * TAGS.md (nothing to check against). What `add` and `wal` refuse before they write.
  */
 export function unknownTags(tagsText: string | undefined, tags: string[]): { unknown: string[]; vocabulary: string[] } {
@@ -66,18 +68,27 @@ export function unknownTags(tagsText: string | undefined, tags: string[]): { unk
   return { unknown, vocabulary: [...vocab].sort() };
 }
 
-/** The refusal's hint: the closest tags (or the whole vocabulary when short) and how to add one. */
-export function unknownTagHint(unknown: string[], vocabulary: string[]): string {
+/** The memory's vocabulary file (root-relative, as tagsFile gives it) and its text, undefined when it has none. */
+export function readVocabulary(root: string): { file: string; text: string | undefined } {
+  const file = tagsFile(root);
+  return { file, text: readMemoryFile(root, file) };
+}
+
+/**
+ * The refusal's hint: the closest tags (or the whole vocabulary when short) and how to add one;
+ * `file` is the vocabulary's path (TAGS.md, or memory/TAGS.md in a memory not yet moved).
+ */
+export function unknownTagHint(unknown: string[], vocabulary: string[], file: string): string {
   const near = (t: string): string[] => vocabulary.filter((v) => v.startsWith(t.slice(0, 3)) || t.startsWith(v.slice(0, 3)) || v.includes(t) || t.includes(v));
   const close = [...new Set(unknown.flatMap(near))];
   const list = vocabulary.length <= 40
     ? `use one of: ${vocabulary.join(', ')}`
-    : close.length ? `closest in memory/TAGS.md: ${close.slice(0, 12).join(', ')} (${vocabulary.length} tags in all)` : `see memory/TAGS.md (${vocabulary.length} tags)`;
+    : close.length ? `closest in ${file}: ${close.slice(0, 12).join(', ')} (${vocabulary.length} tags in all)` : `see ${file} (${vocabulary.length} tags)`;
   const hidden = unknown.filter(hasInvisible);
   const plain = unknown.filter((t) => !hasInvisible(t));
   // a tag holding an invisible character is a look-alike: never to be added on purpose
   const fixHidden = hidden.length ? `remove the invisible character${hidden.length > 1 ? 's' : ''} from ${hidden.map(quoteTag).join(', ')}` : '';
-  const addPlain = plain.length ? `add ${plain.map(quoteTag).join(', ')} on purpose to a group line of memory/TAGS.md (e.g. "- tech: …, ${plain[0]}")` : '';
+  const addPlain = plain.length ? `add ${plain.map(quoteTag).join(', ')} on purpose to a group line of ${file} (e.g. "- tech: …, ${plain[0]}")` : '';
   return `${list} — or ${[fixHidden, addPlain].filter(Boolean).join(', or ')} and run the command again`;
 }
 
@@ -91,9 +102,10 @@ export function assertKnownTags(ctx: Ctx, text: string, tags: string[] = []): vo
   const inline = parseEntryLine(`- ${text.replace(/\s+/g, ' ').trim()}`)?.tags ?? [];
   const all = [...tags, ...inline];
   if (all.length === 0) return;
-  const { unknown, vocabulary } = unknownTags(readMemoryFile(ctx.root, PATHS.tags), all);
+  const vocab = readVocabulary(ctx.root);
+  const { unknown, vocabulary } = unknownTags(vocab.text, all);
   if (unknown.length === 0) return;
   const look = unknown.filter(hasInvisible);
   const hidden = look.length === 0 ? '' : unknown.length === 1 ? '; it holds an invisible character (shown escaped)' : `; ${look.map(quoteTag).join(', ')} ${look.length > 1 ? 'hold' : 'holds'} an invisible character (shown escaped)`;
-  throw new UsageError(`${unknown.length > 1 ? 'tags' : 'tag'} ${unknown.map(quoteTag).join(', ')} not in ${PATHS.tags} (the frozen vocabulary)${hidden}; nothing was written`, unknownTagHint(unknown, vocabulary));
+  throw new UsageError(`${unknown.length > 1 ? 'tags' : 'tag'} ${unknown.map(quoteTag).join(', ')} not in ${vocab.file} (the frozen vocabulary)${hidden}; nothing was written`, unknownTagHint(unknown, vocabulary, vocab.file));
 }

@@ -1,6 +1,6 @@
 /**
  * `memtier classify`: seed 002's orphans — log entries without a type, or without a tag — typed
- * and tagged with extraction's rules (lib/capture/rules.ts), tags only from memory/TAGS.md. Lines
+ * and tagged with extraction's rules (lib/capture/rules.ts), tags only from TAGS.md. Lines
  * of memtier's own logs (memory/episodic/, the working buffer) are rewritten in place with --apply
  * (the id, time and words kept; only `[TYPE]` and `#tags` added); an entry of a day a person wrote
  * in OpenClaw's layout (memory/YYYY-MM-DD.md) is reported, never rewritten. What no rule places
@@ -9,7 +9,7 @@
 import type { Ctx } from '../core/context.js';
 import { extract, tagsIn } from '../capture/extract.js';
 import { formatEntryLine, parseEntries, type EntryType, type LocatedEntry } from '../format/entry.js';
-import { PATHS } from '../format/layout.js';
+import { PATHS, tagsFile } from '../format/layout.js';
 import { parseVocabulary } from '../health/vocabulary.js';
 import { applyPlanned, dayFiles, plural, read, type Op } from './common.js';
 import { replaceLine } from './entries.js';
@@ -27,7 +27,7 @@ export interface ClassifyResult {
 }
 
 function plan(ctx: Ctx, dryRun: boolean): { ops: Op[]; result: ClassifyResult } {
-  const tagsText = read(ctx, PATHS.tags);
+  const tagsText = read(ctx, tagsFile(ctx.root));
   const vocabulary = tagsText === undefined ? undefined : parseVocabulary(tagsText);
   const now = ctx.clock.now();
   const files = [

@@ -223,7 +223,7 @@ function durableFiles(ctx: Ctx, mem: Memory, problems: VerifyFinding[], days = 0
   for (const rel of mem.files) {
     const info = classify(rel);
     const isRecent = (info.kind === 'episodic' || info.kind === 'legacy-daily') && !!info.date && days > 0 && daysBetween(info.date, t) < days;
-    if ((!DURABLE.has(info.kind) && !isRecent) || rel === 'memory/FORMAT.md') continue;
+    if ((!DURABLE.has(info.kind) && !isRecent) || info.kind === 'format') continue;
     let text: string | undefined;
     let data: Record<string, unknown> = {};
     let bodyLine = 1;

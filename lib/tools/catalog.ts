@@ -110,7 +110,7 @@ export function toolTable() {
       inputSchema: {
         text: TEXT.describe('the fact, one line (at most 4,000 characters)'),
         type: TYPE.optional().describe('the entry type'),
-        tags: TAGS.optional().describe('tags from memory/TAGS.md'),
+        tags: TAGS.optional().describe('tags from TAGS.md'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       invoke: (a: { text: string; type?: string | undefined; tags?: string[] | undefined }): Invocation => ({

@@ -29,7 +29,7 @@ export function entryText(text: string, tags: string[] = []): string {
     const tag = raw.replace(/^#/, '').trim();
     if (!tag) continue;
     if (!/^[\p{L}][\p{L}\p{N}_/-]*$/u.test(tag)) {
-      throw new MemtierError(`invalid tag "${tag}"`, { code: 'usage', hint: 'a tag starts with a letter and holds letters, digits, "_", "-" or "/" (see memory/TAGS.md)' });
+      throw new MemtierError(`invalid tag "${tag}"`, { code: 'usage', hint: 'a tag starts with a letter and holds letters, digits, "_", "-" or "/" (see TAGS.md)' });
     }
     if (!new RegExp(`(^|\\s)#${tag.replace(/[/-]/g, '\\$&')}(\\s|$)`, 'iu').test(t)) t += ` #${tag.toLowerCase()}`;
   }

@@ -23,11 +23,12 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { PATHS } from '../format/layout.js';
+import { PATHS, ROOT_FILES as ROOT_FILE_LIST } from '../format/layout.js';
 
 export const COOKIE_DIR = '.memtier/watch';
 const SKIP_DIRS = new Set(['.trash', '.memtier', '.git', 'node_modules', 'scripts', '.dreams', '.obsidian']);
-const ROOT_FILES = new Set<string>([PATHS.memoryIndex, PATHS.sessionState, PATHS.todos, PATHS.dreams]);
+// the root files the index cache covers (freshness.ts scanFiles), TAGS.md and FORMAT.md among them
+const ROOT_FILES = new Set<string>(ROOT_FILE_LIST);
 const TOP_DIRS = new Set<string>([PATHS.memoryDir, PATHS.knowledge]);
 const NOENT = { throwIfNoEntry: false } as const;
 

@@ -89,7 +89,7 @@ describe('bin/memtier.js (the CommonJS entry)', () => {
     for (const f of readdirSync(join(REPO, 'dist', 'cli')).filter((n) => n.endsWith('.js'))) {
       expect(/[^\x00-\x7f]/.test(readFileSync(join(REPO, 'dist', 'cli', f), 'utf8')), f).toBe(false);
     }
-    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': '# Tags\n\n- 部署\n' });
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'TAGS.md': '# Tags\n\n- 部署\n' });
     const r = runBin(['--root', root, 'extract', '--json', '决定下周五之前把网站部署到新服务器。别记这个：密码是 hunter2。'], { env: { MEMTIER_NOW: '2026-05-13T10:00:00Z' } });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { proposals: { type: string; text: string; tags: string[] }[]; skipped: { reason: string }[] };
@@ -102,7 +102,7 @@ describe('bin/memtier.js (the CommonJS entry)', () => {
   it('runs a command bundle from a V8 code cache: written after the first run, used by the next, rewritten when V8 rejects it', () => {
     // MEMTIER_CODE_CACHE=DIR keeps the cache in DIR instead of dist/cli/.code-cache/
     const cache = mkdtempSync(join(tmpdir(), 'memtier-code-cache-'));
-    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': '# Tags\n\n- postgres\n' });
+    const root = tmpTree({ 'MEMORY.md': '# Memory\n', 'TAGS.md': '# Tags\n\n- postgres\n' });
     const env = { MEMTIER_CODE_CACHE: cache, MEMTIER_CODE_CACHE_TRACE: '1' };
     const args = ['--root', root, 'extract', '--json', 'We decided to move billing to Postgres next Friday. Maybe later.'];
     const plain = runBin(args, { env: { MEMTIER_CODE_CACHE: 'off' } });

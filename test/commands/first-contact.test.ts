@@ -17,13 +17,13 @@ async function fresh(): Promise<string> {
 }
 
 describe('tags', () => {
-  it('add and wal refuse a tag outside memory/TAGS.md, write nothing, and say how to add one', async () => {
+  it('add and wal refuse a tag outside TAGS.md, write nothing, and say how to add one', async () => {
     const root = await fresh();
     const before = readTree(root);
     const a = await cli(root, ['add', '--tags', 'kubernetez', 'the cluster runs 1.29']);
     expect(a.code).toBe(2);
-    expect(a.stderr).toMatch(/tag "kubernetez" not in memory\/TAGS\.md/);
-    expect(a.stderr).toMatch(/closest in memory\/TAGS\.md: kubernetes/);
+    expect(a.stderr).toMatch(/tag "kubernetez" not in TAGS\.md/);
+    expect(a.stderr).toMatch(/closest in TAGS\.md: kubernetes/);
     expect(a.stderr).toMatch(/add "kubernetez" on purpose/);
     const w = await cli(root, ['wal', 'decide', 'use #valkey for the cache', '--json']);
     expect(w.code).toBe(2);
@@ -44,7 +44,7 @@ describe('tags', () => {
     const r = await runCli(['init', root, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).tagsAdded).toEqual(['homelab', 'plumber', 'zfs']);
-    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toMatch(/^- found in this memory: homelab, plumber, zfs$/m);
+    expect(readFileSync(join(root, 'TAGS.md'), 'utf8')).toMatch(/^- found in this memory: homelab, plumber, zfs$/m);
     const text = await runCli(['init', root]);
     expect(text.stdout).not.toMatch(/found in this memory/); // TAGS.md kept: a person's vocabulary is theirs
     const h = JSON.parse((await cli(root, ['health', '--only', 'tag-vocabulary', '--json'])).stdout);
@@ -201,7 +201,7 @@ describe('review and stats on a memory people wrote', () => {
     });
     const s = JSON.parse((await cli(root, ['stats', '--json'])).stdout);
     expect(s.entries.byTag.kubernetes ?? s.entries.byTag.find?.((t: { tag: string }) => t.tag === 'kubernetes')?.count).toBe(1);
-    expect(s.bytes.largest.map((l: { file: string }) => l.file)).not.toContain('memory/FORMAT.md');
+    expect(s.bytes.largest.map((l: { file: string }) => l.file)).not.toContain('FORMAT.md');
   });
 });
 

@@ -16,11 +16,13 @@ describe('the skeleton', () => {
   it('covers the file model, with WARM notes dated by the clock and tags on line 2', () => {
     const files = skeletonFiles('2026-05-15');
     const rels = files.map((f) => f.rel);
-    for (const want of ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'memory/working-buffer.md', 'memory/TAGS.md', 'memory/FORMAT.md',
+    for (const want of ['MEMORY.md', 'SESSION-STATE.md', 'todos.md', 'memory/working-buffer.md', 'TAGS.md', 'FORMAT.md',
       'memory/semantic/preferences.md', 'memory/semantic/decisions.md', 'memory/semantic/projects.md', 'memory/semantic/infrastructure.md',
       'memory/semantic/people.md', 'memory/semantic/references.md', 'memory/procedural/lessons-learned.md', 'knowledge/project-tracker.md',
       'memory/episodic/.gitkeep', 'memory/archive/.gitkeep', 'memory/scripts/wal']) expect(rels).toContain(want);
-    expect(rels).not.toContain('FORMAT.md');
+    // memtier's reference files sit at the root, beside MEMORY.md: memory indexers read memory/**
+    expect(rels.filter((r) => r.startsWith('memory/') && /(?:^|\/)(?:TAGS|FORMAT)\.md$/.test(r))).toEqual([]);
+    expect(files.find((f) => f.rel === 'FORMAT.md')!.content).toBe(readFileSync(join(SKELETON, 'FORMAT.md'), 'utf8'));
     for (const f of files) {
       const kind = classify(f.rel).kind;
       if (kind === 'semantic' || kind === 'procedural' || kind === 'knowledge') {
@@ -57,8 +59,8 @@ describe('memtier init', () => {
     const j1 = json(r1.stdout);
     expect(j1.kept).toEqual([]);
     expect(j1.created).toContain('MEMORY.md');
-    expect(j1.created).toContain('memory/FORMAT.md');
-    expect(readFileSync(join(root, 'memory/FORMAT.md'), 'utf8')).toBe(readFileSync(join(SKELETON, 'FORMAT.md'), 'utf8'));
+    expect(j1.created).toContain('FORMAT.md');
+    expect(readFileSync(join(root, 'FORMAT.md'), 'utf8')).toBe(readFileSync(join(SKELETON, 'FORMAT.md'), 'utf8'));
     expect(statSync(join(root, 'memory/scripts/wal')).mode & 0o111).not.toBe(0);
     expect(readFileSync(join(root, 'memory/semantic/people.md'), 'utf8')).toContain('last_verified: 2026-05-15');
     const before = readTree(root);
@@ -72,14 +74,46 @@ describe('memtier init', () => {
 
   it('never overwrites an existing file (bytes identical) and fills in the rest', async () => {
     const mine = '# My memory\n\n- my own line, not the skeleton\n';
-    const root = tmp({ 'MEMORY.md': mine, 'memory/TAGS.md': '- mine: a, b\n' });
+    const root = tmp({ 'MEMORY.md': mine, 'TAGS.md': '- mine: a, b\n' });
     const r = await runCli(['init', root, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = json(r.stdout);
-    expect(j.kept.sort()).toEqual(['MEMORY.md', 'memory/TAGS.md']);
+    expect(j.kept.sort()).toEqual(['MEMORY.md', 'TAGS.md']);
     expect(j.created).toContain('SESSION-STATE.md');
     expect(readFileSync(join(root, 'MEMORY.md'), 'utf8')).toBe(mine);
-    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toBe('- mine: a, b\n');
+    expect(readFileSync(join(root, 'TAGS.md'), 'utf8')).toBe('- mine: a, b\n');
+  });
+
+  it('on an empty folder puts TAGS.md and FORMAT.md at the root, and nothing of that name under memory/', async () => {
+    const root = join(tmp(), 'mem');
+    const r = await runCli(['init', root, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r.stdout).created).toEqual(expect.arrayContaining(['TAGS.md', 'FORMAT.md']));
+    const tree = readTree(root);
+    expect(tree['TAGS.md']).toBe(readFileSync(join(SKELETON, 'TAGS.md'), 'utf8'));
+    expect(tree['FORMAT.md']).toBe(readFileSync(join(SKELETON, 'FORMAT.md'), 'utf8'));
+    expect(Object.keys(tree).filter((k) => k.startsWith('memory/') && /\/(?:TAGS|FORMAT)\.md$/i.test(k))).toEqual([]);
+    // MEMORY.md points at them where they are; health finds every link and nothing to move
+    expect(tree['MEMORY.md']).toContain('- [Tags](TAGS.md) — the frozen tag vocabulary\n');
+    expect(tree['MEMORY.md']).toContain('Format: FORMAT.md -->');
+    const h = json((await runCli(['health', '--root', root, '--only', 'meta-files,decision-links', '--json'])).stdout);
+    expect(h.findings).toEqual([]);
+    // a memory file for get (its allow-list)
+    const g = await runCli(['get', 'TAGS.md', '--root', root]);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toContain('- tech: infrastructure');
+  });
+
+  it('on a memory made before TAGS.md and FORMAT.md moved keeps memory/TAGS.md and memory/FORMAT.md and adds no second copy at the root', async () => {
+    const mine = '# Tags\n\n- mine: a, b\n';
+    const root = tmp({ 'MEMORY.md': '# Memory\n', 'memory/TAGS.md': mine, 'memory/FORMAT.md': '# an older contract\n' });
+    const j = json((await runCli(['init', root, '--json'])).stdout);
+    expect(j.kept.sort()).toEqual(['MEMORY.md', 'memory/FORMAT.md', 'memory/TAGS.md']);
+    expect(j.created).not.toContain('TAGS.md');
+    expect(j.created).not.toContain('FORMAT.md');
+    expect(existsSync(join(root, 'TAGS.md'))).toBe(false);
+    expect(existsSync(join(root, 'FORMAT.md'))).toBe(false);
+    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toBe(mine);
   });
 
   it('in an OpenClaw workspace keeps SOUL.md, USER.md and the daily files', async () => {
@@ -121,11 +155,11 @@ describe('memtier init', () => {
     expect(ga).toContain('SESSION-STATE.md merge=memtier');
     expect(ga).not.toContain('merge=union');
     expect(spawnSync('git', ['config', 'merge.memtier.driver'], { cwd: root, encoding: 'utf8' }).stdout).toMatch(/memtier\.js' merge-driver %O %A %B %P/);
-    const check = spawnSync('git', ['check-attr', 'merge', 'memory/2026-05-14.md', 'memory/episodic/2026-05-14.md', 'memory/TAGS.md'], { cwd: root, encoding: 'utf8' });
+    const check = spawnSync('git', ['check-attr', 'merge', 'memory/2026-05-14.md', 'memory/episodic/2026-05-14.md', 'TAGS.md'], { cwd: root, encoding: 'utf8' });
     // a person's dated note is prose: git's own merge, never union
     expect(check.stdout).toContain('memory/2026-05-14.md: merge: unspecified');
     expect(check.stdout).toContain('memory/episodic/2026-05-14.md: merge: memtier');
-    expect(check.stdout).toContain('memory/TAGS.md: merge: unspecified');
+    expect(check.stdout).toContain('TAGS.md: merge: unspecified');
     const again = json((await runCli(['init', root, '--git', '--json'], { env: { MEMTIER_GIT: 'off', PATH: process.env.PATH } })).stdout);
     expect(again.git).toMatchObject({ initialized: false, already: true, gitignore: 'kept', gitattributes: 'kept' });
   });

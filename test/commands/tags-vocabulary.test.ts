@@ -1,5 +1,5 @@
 /**
- * The frozen vocabulary (#13.3): every command that writes a new entry refuses a tag memory/TAGS.md
+ * The frozen vocabulary (#13.3): every command that writes a new entry refuses a tag TAGS.md
  * does not hold (exit 2, nothing written, --json error, how to add one); the skeleton's vocabulary
  * is a generic set that holds what its own notes use; init on an existing memory adds the tags its
  * notes already use, and says so in text and --json.
@@ -19,7 +19,7 @@ async function fresh(): Promise<string> {
   return root;
 }
 
-describe('refusing a tag outside memory/TAGS.md', () => {
+describe('refusing a tag outside TAGS.md', () => {
   it('add (--tags and inline), wal (every writing subcommand) and supersede --by: exit 2, nothing written, the closest tags, how to add one', async () => {
     const root = await fresh();
     const old = JSON.parse((await cli(root, ['add', '--type', 'TECH', '--tags', 'postgres', 'the db runs PostgreSQL 15', '--json'])).stdout);
@@ -35,12 +35,12 @@ describe('refusing a tag outside memory/TAGS.md', () => {
     for (const args of refusals) {
       const r = await cli(root, args);
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr, args.join(' ')).toMatch(/tag "postgresql" not in memory\/TAGS\.md \(the frozen vocabulary\); nothing was written/);
-      expect(r.stderr).toMatch(/closest in memory\/TAGS\.md: [^\n]*postgres[^\n]*\(51 tags in all\)/);
-      expect(r.stderr).toMatch(/add "postgresql" on purpose to a group line of memory\/TAGS\.md/);
+      expect(r.stderr, args.join(' ')).toMatch(/tag "postgresql" not in TAGS\.md \(the frozen vocabulary\); nothing was written/);
+      expect(r.stderr).toMatch(/closest in TAGS\.md: [^\n]*postgres[^\n]*\(51 tags in all\)/);
+      expect(r.stderr).toMatch(/add "postgresql" on purpose to a group line of TAGS\.md/);
       const j = await cli(root, [...args, '--json']);
       expect(j.code).toBe(2);
-      expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringMatching(/"postgresql"/), hint: expect.stringMatching(/memory\/TAGS\.md/) } });
+      expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringMatching(/"postgresql"/), hint: expect.stringMatching(/group line of TAGS\.md/) } });
     }
     expect(readTree(root)).toEqual(before);
     // supersede --by ^ID names an existing entry: no new tags, nothing to check
@@ -51,15 +51,42 @@ describe('refusing a tag outside memory/TAGS.md', () => {
   it('a tag added to TAGS.md on purpose is accepted at once', async () => {
     const root = await fresh();
     expect((await cli(root, ['add', '--tags', 'grafana', 'dashboards moved'])).code).toBe(2);
-    const tags = join(root, 'memory/TAGS.md');
+    const tags = join(root, 'TAGS.md');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(tags, readFileSync(tags, 'utf8').replace('monitoring, ', 'monitoring, grafana, '));
     expect((await cli(root, ['add', '--tags', 'grafana', 'dashboards moved'])).code).toBe(0);
   });
 });
 
+describe('a memory made before TAGS.md moved to the root (its vocabulary is memory/TAGS.md)', () => {
+  it('add, wal and supersede still check tags against memory/TAGS.md and name it, before any move', async () => {
+    // made by an earlier memtier init: the vocabulary (the owner's, grown) under memory/, none at the root
+    const root = await fresh();
+    const { renameSync, writeFileSync, existsSync } = await import('node:fs');
+    renameSync(join(root, 'TAGS.md'), join(root, 'memory/TAGS.md'));
+    writeFileSync(join(root, 'memory/TAGS.md'), readFileSync(join(root, 'memory/TAGS.md'), 'utf8') + '- found in this memory: grafana, zfs\n');
+    const ok = await cli(root, ['add', '--tags', 'grafana', 'dashboards moved to the NAS', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await cli(root, ['wal', 'decide', 'scrub the #zfs pool monthly'])).code).toBe(0);
+    const before = readTree(root);
+    for (const args of [['add', '--tags', 'postgresql', 'the db runs PostgreSQL 16'], ['wal', 'decide', 'move to #postgresql 16'], ['supersede', `^${JSON.parse(ok.stdout).id}`, '--by', 'dashboards moved #postgresql']]) {
+      const r = await cli(root, args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/tag "postgresql" not in memory\/TAGS\.md \(the frozen vocabulary\); nothing was written/);
+      expect(r.stderr).toMatch(/closest in memory\/TAGS\.md: [^\n]*postgres[^\n]*\(53 tags in all\)/);
+      expect(r.stderr).toMatch(/add "postgresql" on purpose to a group line of memory\/TAGS\.md/);
+    }
+    expect(readTree(root)).toEqual(before);
+    // a write command never moves it (health --fix does): no vocabulary appears at the root
+    expect(existsSync(join(root, 'TAGS.md'))).toBe(false);
+    // health reads the same vocabulary: the memory's own tags are no finding
+    const h = JSON.parse((await cli(root, ['health', '--only', 'tag-vocabulary', '--json'])).stdout);
+    expect(h.findings).toEqual([]);
+  });
+});
+
 describe("the skeleton's vocabulary", () => {
-  const vocab = parseVocabulary(readFileSync(join(SKELETON, 'memory/TAGS.md'), 'utf8'));
+  const vocab = parseVocabulary(readFileSync(join(SKELETON, 'TAGS.md'), 'utf8'));
 
   it('is a generic set of 30 to 60 tags with what most people need, and nothing of one person\'s setup', () => {
     expect(vocab.size).toBeGreaterThanOrEqual(30);
@@ -88,11 +115,11 @@ describe('init on an existing memory', () => {
     };
     const text = await runCli(['init', tmpTree(files)]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/^added 3 tags this memory already uses to memory\/TAGS\.md \("found in this memory"\): homelab, plumber, zfs$/m);
+    expect(text.stdout).toMatch(/^added 3 tags this memory already uses to TAGS\.md \("found in this memory"\): homelab, plumber, zfs$/m);
     const root = tmpTree(files);
     const j = JSON.parse((await runCli(['init', root, '--json'])).stdout);
     expect(j.tagsAdded).toEqual(['homelab', 'plumber', 'zfs']); // docker and home are in the generic set already
-    expect(readFileSync(join(root, 'memory/TAGS.md'), 'utf8')).toMatch(/\n- found in this memory: homelab, plumber, zfs\n$/);
+    expect(readFileSync(join(root, 'TAGS.md'), 'utf8')).toMatch(/\n- found in this memory: homelab, plumber, zfs\n$/);
     // the memory's own tags are then accepted
     expect((await cli(root, ['add', '--tags', 'zfs', 'scrub every month'])).code).toBe(0);
   });

@@ -100,7 +100,7 @@ describe('first contact with a real OpenClaw workspace (issue #13)', () => {
     const beforeTag = readTree(root);
     const tag = await cli(root, ['add', '--tags', 'kubernetez', 'the cluster runs 1.29']);
     expect(tag.code).toBe(2);
-    expect(tag.json.error.message).toMatch(/not in memory\/TAGS\.md/);
+    expect(tag.json.error.message).toMatch(/not in TAGS\.md/);
     expect(readTree(root)).toEqual(beforeTag);
     expect((await cli(root, ['add', '--type', 'TECH', '--tags', 'kubernetes', 'the cluster runs Kubernetes 1.29'])).code).toBe(0);
 

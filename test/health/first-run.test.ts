@@ -60,7 +60,7 @@ function forget(root: string): void {
  * decision-links reads them to find the entry): a handful per memory, whatever its size.
  */
 function readTwice(root: string): string[] {
-  const hot = new Set(['MEMORY.md', 'SESSION-STATE.md', 'memory/TAGS.md', 'memory/working-buffer.md']);
+  const hot = new Set(['MEMORY.md', 'SESSION-STATE.md', 'TAGS.md', 'memory/TAGS.md', 'memory/working-buffer.md']);
   let index = '';
   try { index = readFileSync(join(root, 'MEMORY.md'), 'utf8'); } catch { /* none */ }
   for (const m of index.matchAll(/\]\(([^)#\s]+)#\^/g)) hot.add(m[1]!);

@@ -90,6 +90,39 @@ describe('health --fix', () => {
     expect(second.fixed).toEqual([]);
   });
 
+  it('moves memory/TAGS.md and memory/FORMAT.md to the root unchanged and rewrites only the links to them', async () => {
+    const { before, after, first, second } = await fixTwice('meta-files');
+    expect(first.fixed).toEqual([
+      'meta-files: moved memory/TAGS.md → TAGS.md',
+      'meta-files: moved memory/FORMAT.md → FORMAT.md',
+      'meta-files: rewrote 2 links in MEMORY.md to TAGS.md and FORMAT.md',
+    ]);
+    expect(after['TAGS.md']).toBe(before['memory/TAGS.md']);
+    expect(after['FORMAT.md']).toBe(before['memory/FORMAT.md']);
+    expect(after['memory/TAGS.md']).toBeUndefined();
+    expect(after['memory/FORMAT.md']).toBeUndefined();
+    // MEMORY.md: the index line's target and the comment's, nothing else
+    expect(before['MEMORY.md']).toContain('- [Tags](memory/TAGS.md) — the frozen tag vocabulary\n');
+    expect(after['MEMORY.md']).toBe(before['MEMORY.md']!
+      .replace('- [Tags](memory/TAGS.md) — the frozen tag vocabulary', '- [Tags](TAGS.md) — the frozen tag vocabulary')
+      .replace('(under 150 characters). Format: memory/FORMAT.md -->', '(under 150 characters). Format: FORMAT.md -->'));
+    for (const [rel, text] of Object.entries(before)) if (!['MEMORY.md', 'memory/TAGS.md', 'memory/FORMAT.md'].includes(rel)) expect(after[rel], rel).toBe(text);
+    // the moved vocabulary is the one read, and the rewritten link resolves
+    expect(first.findings.filter((f) => ['meta-files', 'decision-links', 'tag-vocabulary'].includes(f.check))).toEqual([]);
+    expect(first.ok).toBe(true);
+    expect(second.fixed).toEqual([]);
+    expect(second.findings.filter((f) => f.check === 'meta-files')).toEqual([]);
+  });
+
+  it('leaves memory/TAGS.md where it is when the root TAGS.md holds other content, and says so', async () => {
+    const { before, after, first, second } = await fixTwice('meta-files-clash');
+    expect(first.fixed).toEqual([]);
+    expect(after).toEqual(before);
+    const left = first.findings.filter((f) => f.check === 'meta-files');
+    expect(left).toEqual([expect.objectContaining({ file: 'memory/TAGS.md', severity: 'warn', fixable: false, message: expect.stringMatching(/TAGS\.md already exists with other content, so it is not moved \(memtier reads TAGS\.md\)$/) })]);
+    expect(second.fixed).toEqual([]);
+  });
+
   const hasWal = existsSync(join(REPO, 'lib/wal/rotate.ts'));
 
   it.skipIf(!hasWal)('rotates an oversized buffer through the WAL module: every entry lands in today\'s episodic file once', async () => {
@@ -126,8 +159,11 @@ describe('health --fix', () => {
           if (rel.includes('.memtier-tmp-') || rel.startsWith('.git/')) continue; // not memory: moved to the trash
           const kept = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1); // a torn tail goes to the trash
           // in place (maybe appended to), archived, or (a rotated buffer) its bytes in the trash
-          const home = [after[rel], ...Object.entries(after).filter(([k]) => k.startsWith('memory/archive/') || k.startsWith('memory/.trash/')).map(([, v]) => v)];
-          expect(home.some((t) => t !== undefined && t.startsWith(kept)), `${rel} keeps its text`).toBe(true);
+          // memtier's reference files moved to the root (meta-files), and the links to them rewritten
+          const relinked = kept.replaceAll('](memory/TAGS.md)', '](TAGS.md)').replaceAll('Format: memory/FORMAT.md', 'Format: FORMAT.md');
+          const moved = /^memory\/(?:TAGS|FORMAT)\.md$/.test(rel) ? after[rel.slice('memory/'.length)] : undefined;
+          const home = [after[rel], moved, ...Object.entries(after).filter(([k]) => k.startsWith('memory/archive/') || k.startsWith('memory/.trash/')).map(([, v]) => v)];
+          expect(home.some((t) => t !== undefined && (t.startsWith(kept) || t.startsWith(relinked))), `${rel} keeps its text`).toBe(true);
         }
       });
     }

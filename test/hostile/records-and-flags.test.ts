@@ -272,7 +272,7 @@ describe('11: a look-alike tag is quoted with its invisible character escaped', 
   ])('%s', (_name, args, shown, raw) => {
     const before = snapshotMemory(root);
     const r = runCli(root, args);
-    expectRefused(root, before, r, { message: /not in memory\/TAGS\.md.*it holds an invisible character/ });
+    expectRefused(root, before, r, { message: /not in TAGS\.md.*it holds an invisible character/ });
     expect(r.stderr).toContain(`"${shown}"`);
     expect(r.stderr).not.toContain(raw);
     // never suggested as a tag to add on purpose
@@ -282,7 +282,7 @@ describe('11: a look-alike tag is quoted with its invisible character escaped', 
     const mem = makeMemory({ 'memory/semantic/deploy.md': '---\ntags: [infra\u3164structure]\n---\n# Deploy\n\nthe deploy runs on friday\n' });
     const r = runCli(mem, ['health']);
     expectNoCrash(r);
-    expect(r.stdout).toMatch(/tag "infra\\u3164structure" .*is not in memory\/TAGS\.md \(it holds an invisible character, shown escaped\)/);
+    expect(r.stdout).toMatch(/tag "infra\\u3164structure" .*is not in TAGS\.md \(it holds an invisible character, shown escaped\)/);
     expect(r.stdout).not.toContain('\u3164');
   });
 });

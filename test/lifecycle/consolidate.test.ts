@@ -24,7 +24,7 @@ const MEMORY = [
 function small(extra: Record<string, string> = {}): Record<string, string> {
   return {
     'MEMORY.md': MEMORY,
-    'memory/TAGS.md': '# Tags\n\npreferences: style, rules\ninfrastructure: docker\n',
+    'TAGS.md': '# Tags\n\npreferences: style, rules\ninfrastructure: docker\n',
     'memory/episodic/2026-05-15.md': [
       '# 2026-05-15',
       '- 09:00 [DECISION] use Postgres for the event store ^dec00001',

@@ -7,7 +7,7 @@ const TAGS = '# Tags\n\ninfrastructure: docker, ssh\nprojects: audit, review\npr
 function memory(extra: Record<string, string> = {}): Record<string, string> {
   return {
     'MEMORY.md': '# Memory\n',
-    'memory/TAGS.md': TAGS,
+    'TAGS.md': TAGS,
     'memory/episodic/2026-05-13.md': '# 2026-05-13\n- 09:00 [PROJ] audit kickoff with the client #audit ^p1aaaaaa\n- 10:00 [TECH] docker compose runs the stack #docker ^t1aaaaaa\n',
     'memory/episodic/2026-05-15.md': '# 2026-05-15\n- 08:00 [EVENT] deploy went fine ^e1aaaaaa\n- 09:30 [PEOPLE] Ana leads the audit #audit ^h1aaaaaa\n- 11:00 [DECISION] use: ssh keys only #ssh ^d1aaaaaa\n',
     'memory/archive/2026/03/2026-03-01.md': '# 2026-03-01\n- 09:00 [TECH] old ssh config #ssh ^t0aaaaaa\n',

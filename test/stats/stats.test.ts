@@ -22,7 +22,7 @@ const FILES: Record<string, string> = {
   'memory/episodic/2026-03-01.md': '# 2026-03-01\n- 09:00 [EVENT] set up the NAS #backup ^n4s5e6t7\n',
   'memory/semantic/decisions.md': '---\ntags: [review]\nlast_verified: 2026-05-10\n---\n# Decisions\n- 2026-05-14 09:10 [DECISION] cache in SQLite #review ^k2j3mx0a\n',
   'memory/2026-04-20.md': '- an OpenClaw daily line\n',
-  'memory/FORMAT.md': '# Format\n- [YYYY-MM-DD ]HH:MM [TYPE] text #tag #other ^id\n',
+  'FORMAT.md': '# Format\n- [YYYY-MM-DD ]HH:MM [TYPE] text #tag #other ^id\n',
 };
 
 const roots: string[] = [];

@@ -25,6 +25,7 @@ import { check as disk } from './disk.js';
 import { check as orphans } from './orphans.js';
 import { check as nearDuplicates } from './near-duplicates.js';
 import { check as unadopted } from './unadopted.js';
+import { check as metaFiles } from './meta-files.js';
 import { check as uncommitted } from './uncommitted.js';
 import { check as sync } from './sync.js';
 
@@ -50,6 +51,7 @@ export const CHECKS: readonly Check[] = [
   orphans,
   nearDuplicates,
   unadopted,
+  metaFiles,
   uncommitted,
   sync,
 ];

@@ -1,5 +1,5 @@
 import { extractTags } from '../../format/entry.js';
-import { PATHS } from '../../format/layout.js';
+import { LEGACY_PATHS, PATHS } from '../../format/layout.js';
 import type { Check, CheckEnv, Finding } from '../types.js';
 import { arrayOf, isNum, isStr, summaryOf } from '../summary.js';
 import { headLines, TAGS_LINE, parseTagList } from '../markdown.js';
@@ -42,22 +42,26 @@ export function usedTags(snap: Snapshot, env?: CheckEnv): { tag: string; file: M
   return out;
 }
 
-/** Seed 004 invariant 2: only tags from the frozen vocabulary memory/TAGS.md. */
+/** The vocabulary's file: TAGS.md, or memory/TAGS.md in a memory made before it moved (layout.tagsFile). */
+const vocabularyFile = (snap: Snapshot): MemFile | undefined => snap.byRel.get(PATHS.tags) ?? snap.byRel.get(LEGACY_PATHS.tags);
+
+/** Seed 004 invariant 2: only tags from the frozen vocabulary TAGS.md. */
 export const check: Check = {
   id: 'tag-vocabulary',
-  description: 'every tag (tags lines and inline #tags) is in the frozen vocabulary memory/TAGS.md',
+  description: 'every tag (tags lines and inline #tags) is in the frozen vocabulary TAGS.md',
   severity: 'warn',
   fixable: false,
   source: 'seed 004 #2',
   doc: {
-    trigger: 'a tag that memory/TAGS.md does not list (`#friction` is always allowed), on a WARM note\'s tags line or in an entry: upkeep (a WARN), since `add` and `wal` already refuse unknown tags and a person\'s own hashtags are theirs to keep or add to the vocabulary',
-    failing: 'memory/TAGS.md lists `infrastructure: docker, ssh`; an entry says `- 09:10 [TECH] moved the NAS #storage ^k2j3mx0a`',
-    fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to memory/TAGS.md on purpose',
+    trigger: 'a tag that TAGS.md does not list (`#friction` is always allowed), on a WARM note\'s tags line or in an entry: upkeep (a WARN), since `add` and `wal` already refuse unknown tags and a person\'s own hashtags are theirs to keep or add to the vocabulary',
+    failing: 'TAGS.md lists `infrastructure: docker, ssh`; an entry says `- 09:10 [TECH] moved the NAS #storage ^k2j3mx0a`',
+    fixed: '`- 09:10 [TECH] moved the NAS #docker ^k2j3mx0a`, or add `storage` to TAGS.md on purpose',
     why: 'a frozen vocabulary keeps grep-by-tag complete: a synonym nobody searches for hides the fact it labels',
   },
   run(snap, env) {
-    const tagsFile = snap.byRel.get(PATHS.tags);
+    const tagsFile = vocabularyFile(snap);
     if (!tagsFile || tagsFile.text === undefined) return { findings: [], skipped: `no ${PATHS.tags} (no frozen vocabulary to check against)` };
+    const named = tagsFile.rel;
     const vocab = parseVocabulary(tagsFile.text);
     const out: Finding[] = [];
     const report = (f: MemFile, line: number, tag: string, where: string): void => {
@@ -67,13 +71,13 @@ export const check: Check = {
         file: f.rel,
         line,
         // a look-alike's invisible character shown as its escape ("infra\u200bstructure")
-        message: `tag "${showInvisible(tag)}" ${where} is not in ${PATHS.tags}${hasInvisible(tag) ? ' (it holds an invisible character, shown escaped)' : ''}`,
-        fix: hasInvisible(tag) ? `remove the invisible character, or use a tag from ${PATHS.tags}` : `use a tag from ${PATHS.tags}, or add "${tag}" there if it is a new topic`,
+        message: `tag "${showInvisible(tag)}" ${where} is not in ${named}${hasInvisible(tag) ? ' (it holds an invisible character, shown escaped)' : ''}`,
+        fix: hasInvisible(tag) ? `remove the invisible character, or use a tag from ${named}` : `use a tag from ${named}, or add "${tag}" there if it is a new topic`,
       });
     };
     for (const u of usedTags(snap, env)) if (!vocab.has(u.tag)) report(u.file, u.line, u.tag, u.where);
     return { findings: out, figures: { vocabulary: vocab.size } };
   },
-  // run() looks at the tags only when memory/TAGS.md can be read
-  summarize: (snap, env) => (snap.byRel.get(PATHS.tags)?.text === undefined ? undefined : (f) => { if (!SKIP.has(f.kind)) keptTags(snap, f, env); }),
+  // run() looks at the tags only when TAGS.md (or an unmoved memory/TAGS.md) can be read
+  summarize: (snap, env) => (vocabularyFile(snap)?.text === undefined ? undefined : (f) => { if (!SKIP.has(f.kind)) keptTags(snap, f, env); }),
 };

@@ -32,7 +32,7 @@ export const check: Check = {
         file: f.rel,
         line: 2,
         message: at >= 0 ? `tags are on line ${at + 1}, not on line 2` : 'no tags line (line 2 should be `tags: [a, b]` in frontmatter or `#tags: a, b`)',
-        fix: at >= 0 ? `move line ${at + 1} to line 2` : 'add a tags line on line 2 with tags from memory/TAGS.md',
+        fix: at >= 0 ? `move line ${at + 1} to line 2` : 'add a tags line on line 2 with tags from TAGS.md',
       });
     }
     return out;
