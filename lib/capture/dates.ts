@@ -33,6 +33,29 @@ interface Rule {
 
 const weekStart = (today: string): string => addDays(today, -weekdayOf(today));
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+// a month as people write it in English: capitalized, full or short ("May" only in full, a word anyway)
+const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\\.?';
+
+/**
+ * A named day of the year ("17 December", "December 17th", "12月17日"): in the year that puts it
+ * nearest the day the text was written (a note of 28 December naming "3 January" means next year's;
+ * one of 5 January naming "28 December", last year's); an impossible day (31 April) is none.
+ */
+function namedDay(month: number, day: number, today: string, year?: number): string | undefined {
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= 31)) return undefined;
+  const ty = Number(today.slice(0, 4));
+  const at = (y: number): string | undefined => {
+    const d = new Date(Date.UTC(y, month - 1, day));
+    return d.getUTCMonth() === month - 1 ? `${y}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}` : undefined;
+  };
+  if (year) return at(year);
+  const gap = (d: string): number => Math.abs(Date.parse(d) - Date.parse(today));
+  const options = [ty - 1, ty, ty + 1].map(at).filter((d): d is string => d !== undefined);
+  return options.sort((a, b) => gap(a) - gap(b))[0];
+}
+const monthNumber = (name: string): number => MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
+
 const RULES: Rule[] = [
   { caseless: true, needs: ['tomorrow'], re: /\bday after tomorrow\b/g, at: (_m, t) => addDays(t, 2) },
   { caseless: true, needs: ['tomorrow'], re: /\btomorrow\b/g, at: (_m, t) => addDays(t, 1) },
@@ -46,6 +69,9 @@ const RULES: Rule[] = [
   { caseless: true, needs: ['next'], re: new RegExp(`\\bnext (${DAYS.join('|')})\\b`, 'g'), at: (m, t) => addDays(weekStart(t), 7 + DAYS.indexOf(m[1]!.toLowerCase())) },
   { caseless: true, needs: ['last'], re: new RegExp(`\\blast (${DAYS.join('|')})\\b`, 'g'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const back = (weekdayOf(t) - d + 7) % 7 || 7; return addDays(t, -back); } },
   { caseless: true, bare: true, needs: ['day'], re: new RegExp(`\\b(?:this |on |by |before |until )?(${DAYS.join('|')})\\b`, 'g'), at: (m, t) => { const d = DAYS.indexOf(m[1]!.toLowerCase()); const ahead = (d - weekdayOf(t) + 7) % 7 || 7; return addDays(t, ahead); } },
+  { needs: MONTHS, re: new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? ${MONTH}(?:,? (\\d{4}))?\\b`, 'g'), at: (m, t) => namedDay(monthNumber(m[2]!), Number(m[1]), t, m[3] ? Number(m[3]) : undefined) },
+  { needs: MONTHS, re: new RegExp(`\\b${MONTH} (\\d{1,2})(?:st|nd|rd|th)?\\b(?![:.]\\d)(?:,? (\\d{4})\\b)?`, 'g'), at: (m, t) => namedDay(monthNumber(m[1]!), Number(m[2]), t, m[3] ? Number(m[3]) : undefined) },
+  { needs: ['月'], re: /(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号號]/g, at: (m, t) => namedDay(Number(m[2]), Number(m[3]), t, m[1] ? Number(m[1]) : undefined) },
   { needs: ['大后天'], re: /大后天/g, at: (_m, t) => addDays(t, 3) },
   { needs: ['后天'], re: /后天/g, at: (_m, t) => addDays(t, 2) },
   { needs: ['明天', '明日'], re: /明天|明日/g, at: (_m, t) => addDays(t, 1) },

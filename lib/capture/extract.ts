@@ -8,7 +8,8 @@
  *   question     a question is not a fact
  *   speculation  might, maybe, 可能, 也许 …
  *   short        under 10 characters (a CJK character counts as two)
- *   type rules   lib/capture/rules.ts, first match wins → a proposal; none → "no-rule"
+ *   type rules   lib/capture/rules.ts, first match wins → a proposal; none → "no-rule" (they read
+ *                a quotation as empty: `Kim said "we're switching to Notion"` is not the writer's)
  *   importance   below 0.45 (importance()) → "low-importance"
  *
  * A proposal's text has its relative dates made absolute against the clock, its tags come from
@@ -235,6 +236,18 @@ function unlinked(text: string): string {
   return text.replace(/\[\[([^\]|]*)(?:\|([^\]]*))?\]\]/g, (_m, target: string, shown: string | undefined) => shown ?? target);
 }
 
+/** A double quotation mark that opens a quotation: straight, curly, CJK corner brackets. */
+const QUOTE_MARK = /["\u201c\u300c\u300e]/;
+
+/**
+ * The text without what it quotes ("…", “…”, 「…」, 『…』 emptied): a quotation is someone's words
+ * (`Kim said "we're switching to Notion" but nobody agreed`, 小金说“以后都放Notion”), not what
+ * the writer decided, prefers or learned. An unclosed mark is left as it is.
+ */
+function unquoted(text: string): string {
+  return text.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|\u300c[^\u300d]*\u300d|\u300e[^\u300f]*\u300f/g, (q) => q[0] + (q.at(-1) ?? ''));
+}
+
 /**
  * The vocabulary as tagsIn reads it: its tags in order, which are CJK (found as substrings), made
  * once. An array walked by index: a cold process runs tagsIn in the interpreter, where a `for…of`
@@ -298,7 +311,10 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       const latin = /[A-Za-z]/.test(text);
       // the rules read a wikilinked name as the name ("[[Priya]] owns the website" is "Priya owns
       // the website"); the proposal keeps the link as written
-      const probe = text.includes('[[') ? unlinked(text) : text;
+      // and what the sentence quotes as someone's words (Kim said "we're switching to Notion") is
+      // not the writer's decision, preference or lesson: the rules read it without the quotation
+      const linked = text.includes('[[') ? unlinked(text) : text;
+      const probe = QUOTE_MARK.test(linked) ? unquoted(linked) : linked;
       const probeLower = probe === text ? lower : caseless(probe);
       const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? probe.includes(r.needs) : typeof r.needs === 'function' ? r.needs(probe) : r.needs.test(probe))) && (r.caseless ? matches(r.re, probe, probeLower) : nativeFirst(r.re).test(probe)));
       if (!rule) return skip('no-rule');

@@ -1,7 +1,7 @@
 /**
  * What an agent extracted with a model (templates/extract.md), checked before anything is
  * written: each item `{type, text, tags?, source?}` must have a known type and one line of text
- * (at most 400 characters), tags only from memory/TAGS.md, and pass extraction's own filters (no
+ * (at most 400 characters), tags only from TAGS.md, and pass extraction's own filters (no
  * credential, no do-not-remember marker, no question, no speculation). Relative dates are made
  * absolute. A refusal names the item and the rule; a credential is never echoed.
  */
@@ -15,7 +15,7 @@ export const MAX_TEXT = 400;
 
 export interface ItemError { item: number; rule: string; message: string }
 
-export function validateItems(raw: unknown, o: { now: Date; tz: string; vocabulary?: Set<string> | undefined }): { proposals: Proposal[]; errors: ItemError[] } {
+export function validateItems(raw: unknown, o: { now: Date; tz: string; vocabulary?: Set<string> | undefined; /** The vocabulary's file, named in the error (TAGS.md; memory/TAGS.md in a memory not yet moved). */ vocabularyFile?: string }): { proposals: Proposal[]; errors: ItemError[] } {
   const proposals: Proposal[] = [];
   const errors: ItemError[] = [];
   if (!Array.isArray(raw)) return { proposals, errors: [{ item: 0, rule: 'shape', message: 'the file must hold a JSON list of {type, text, tags?, source?} items' }] };
@@ -38,7 +38,7 @@ export function validateItems(raw: unknown, o: { now: Date; tz: string; vocabula
     const tags = x.tags === undefined ? [] : Array.isArray(x.tags) && x.tags.every((t) => typeof t === 'string') ? (x.tags as string[]).map((t) => t.replace(/^#/, '').toLowerCase()) : undefined;
     if (!tags) return bad('tags', 'tags must be a list of strings');
     const unknown = o.vocabulary ? tags.filter((t) => !o.vocabulary!.has(t)) : [];
-    if (unknown.length) return bad('tag-vocabulary', `tag${unknown.length === 1 ? '' : 's'} not in memory/TAGS.md: ${unknown.join(', ')}`);
+    if (unknown.length) return bad('tag-vocabulary', `tag${unknown.length === 1 ? '' : 's'} not in ${o.vocabularyFile ?? 'TAGS.md'}: ${unknown.join(', ')}`);
     if (x.source !== undefined && typeof x.source !== 'string') return bad('source', 'source must be a string');
     const abs = absoluteDates(text, o.now, o.tz, { bareWeekdays: type === 'EVENT' });
     proposals.push({ message: i, sentence: 0, type, text: abs.text, tags, home: CANONICAL_HOME[type], rule: 'validated', dates: abs.dates, importance: 1 });

@@ -33,7 +33,7 @@ const flags: FlagSpec[] = [
   { name: 'sizes', type: 'list', value: 'N,N', description: 'perf scale: memory sizes in notes, each a fresh synthetic memory (default 1000,10000; 50000 takes minutes)' },
   { name: 'baseline', type: 'string', value: 'DIR', description: 'perf scale: another built memtier (bin/ and dist/) measured on the same memories in the same run, before this one' },
   { name: 'timeout', type: 'number', value: 'S', description: 'perf scale: stop a command after S seconds and report it as a timeout (default 300)' },
-  { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (cjk, openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract, default test/fixtures/extract/annotated.json)' },
+  { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (cjk, openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract; default both test/fixtures/extract/annotated.json, conversations, and freeform-notes.json, free-form daily notes, each scored per language)' },
   { name: 'memory', type: 'string', value: 'DIR', description: 'a memory root to ask (cjk; with --queries), instead of --data\'s memory/' },
   { name: 'queries', type: 'string', value: 'FILE', description: 'questions [{id, q, expect, lang}] (cjk; with --memory), instead of --data\'s queries.json' },
   { name: 'conversations', type: 'string', value: 'RANGE', description: 'conversations to run (locomo), e.g. 0-4 or 0,2' },

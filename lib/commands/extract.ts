@@ -45,7 +45,7 @@ async function validateFile(ctx: Ctx, file: string, vocabulary: Set<string> | un
     throw new MemtierError(`cannot read --validate ${file}: ${(e as Error).message}`, { code: 'usage', file, hint: 'a JSON list of {type, text, tags?, source?} items (templates/extract.md)', cause: e });
   }
   const { validateItems } = await import('../capture/validate.js');
-  const v = validateItems(raw, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary });
+  const v = validateItems(raw, { now: ctx.clock.now(), tz: ctx.clock.tz, vocabulary, vocabularyFile: tagsFile(ctx.root) });
   if (v.errors.length) {
     throw new MemtierError(`${v.errors.length} of the items in ${file} ${v.errors.length === 1 ? 'is' : 'are'} refused; nothing written: ${v.errors.map((e) => `item ${e.item}: ${e.message} [${e.rule}]`).join('; ')}`, { code: 'invalid', file, rule: v.errors[0]!.rule, hint: 'fix or drop the refused items and run again (templates/extract.md says what is kept)' });
   }

@@ -294,7 +294,7 @@ it set up: every memory path in a new repository, only the files init created in
         lines.push(`claude code: updated ${c.path}${where ? ` (${where})` : ''}\n${c.diff.replace(/^=+\n/, '').trimEnd()}`);
       }
     }
-    let openclaw: { skill: string; written: boolean } | undefined;
+    let openclaw: { skill: string; written: boolean; memoryCore?: { config: string; advice: string; command: string } } | undefined;
     if (flagBool(args, 'openclaw')) {
       const { openclawSkill } = await import('../integrations/claude-code.js');
       const skill = openclawSkill();
@@ -315,6 +315,10 @@ it set up: every memory path in a new repository, only the files init created in
         `  then set plugins.entries.memtier.config.root to ${shq(root)} and plugins.entries.memtier.hooks.allowConversationAccess to true in ~/.openclaw/openclaw.json (README: "OpenClaw: memtier as the memory plugin")`,
         `openclaw: schedule the upkeep in the gateway with the commands "memtier cron --openclaw${root === ctx.root ? '' : ` --root ${root}`}" prints`,
       );
+      // memory-core beside memtier once memtier holds the slot: a second dreaming system on these files
+      const { memoryCoreNote } = await import('../openclaw/host-config.js');
+      const mc = await memoryCoreNote(ctx.env, { slotPending: true });
+      if (mc) { openclaw.memoryCore = mc; lines.push(`openclaw: ${mc.advice}`); }
     }
     let codex: { configToml: string; agentsMd: string } | undefined;
     if (flagBool(args, 'codex')) {

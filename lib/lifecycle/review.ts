@@ -63,6 +63,8 @@ export interface ReviewResult {
    * with its source line, type, home, and whether it was filed (only with applyExtracted).
    */
   extracted: { source: string; type: string; text: string; home: string; filed: boolean }[];
+  /** Dated events in the week's notes still ahead (today or later): listed in the report, never filed. */
+  upcoming: { date: string; text: string; source: string }[];
   /** Every file the review changes (or, dry, would change): what its message announces. */
   changes: string[];
   retries: number;
@@ -246,7 +248,7 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const ops: Op[] = [];
   const res: ReviewResult = {
     ok: true, dryRun: !!opts.dryRun, changed: false, week, from, to, decisions: [], lessons: [], friction: [],
-    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], extracted: [], changes: [], retries: 0, message: '',
+    openQuestions: { added: [], parked: [] }, archived: 0, bufferRotated: false, sublimation: [], extracted: [], upcoming: [], changes: [], retries: 0, message: '',
     ...(opts.health ? { health: opts.health } : {}),
   };
 
@@ -261,7 +263,8 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
     return set.has(normalizeText(withoutLine(e.text)));
   };
   // filed by an earlier review: not found again
-  const found = extractedFromFreeForm(ctx, days, entries).filter((f) => !inHome(f.entry));
+  const found = extractedFromFreeForm(ctx, days, entries, res.upcoming).filter((f) => !inHome(f.entry));
+  res.upcoming.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const filed = opts.applyExtracted ? found.map((f) => f.entry) : [];
   const decText = read(ctx, DECISIONS);
   const dec = newForHome(decText, [...entries.filter((e) => e.type === 'DECISION'), ...filed.filter((e) => e.type === 'DECISION')]);
@@ -320,7 +323,7 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const unfiled = res.extracted.filter((x) => !x.filed).length;
   const reportRel = `${PATHS.reviews}/${week}.md`;
   const memText = read(ctx, PATHS.memoryIndex);
-  const somethingElse = () => ops.length > 0 || unfiled > 0;
+  const somethingElse = () => ops.length > 0 || unfiled > 0 || res.upcoming.length > 0;
   if (memText !== undefined) {
     const budget = memoryBudget(ctx).lines;
     const upd = updateMemoryIndex(memText, openItems(days), `${t} (${week}) → ${reportRel}`, Math.max(budget, lineCount(memText)), somethingElse);
@@ -332,8 +335,8 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
   const foundNote = unfiled ? `; ${plural(unfiled, 'entry', 'entries')} found in free-form notes (memtier review --apply files them)` : '';
   const prev = read(ctx, reportRel);
   // the finds a report of this week already lists are not news: a second review writes nothing
-  const listed = res.extracted.every((x) => x.filed || (prev ?? '').includes(foundLine(x)));
-  if (ops.length === 0 && (unfiled === 0 || listed)) {
+  const listed = res.extracted.every((x) => x.filed || (prev ?? '').includes(foundLine(x))) && res.upcoming.every((x) => (prev ?? '').includes(upcomingLine(x)));
+  if (ops.length === 0 && ((unfiled === 0 && res.upcoming.length === 0) || listed)) {
     res.message = `No meaningful changes (${from} … ${to})${unfiled ? `; ${plural(unfiled, 'entry', 'entries')} found in free-form notes, listed in ${reportRel} (memtier review --apply files them)` : ''}`;
     return { ops, result: res };
   }
@@ -347,6 +350,7 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
     `${res.archived ? `, ${v}archive ${plural(res.archived, 'day')}` : ''}${res.openQuestions.added.length ? `, ${plural(res.openQuestions.added.length, 'open question')}` : ''}` +
     `${res.bufferRotated ? ', rotate the stale buffer' : ''}${memText !== undefined && res.changes.includes(PATHS.memoryIndex) && res.openQuestions.added.length === 0 ? `, ${v}update MEMORY.md's "Last reviewed:" line` : ''} → ${reportRel}` +
     `${res.extracted.some((x) => x.filed) ? `, ${v}file ${plural(res.extracted.filter((x) => x.filed).length, 'entry', 'entries')} found in free-form notes` : ''}${foundNote}` +
+    `${res.upcoming.length ? `; ${plural(res.upcoming.length, 'dated event')} coming up, listed` : ''}` +
     `\n${opts.dryRun ? 'would change' : 'changed'}: ${res.changes.join(', ')}`;
   return { ops, result: res };
 }
@@ -356,7 +360,8 @@ export function planReview(ctx: Ctx, opts: ReviewOptions = {}): { ops: Op[]; res
  * Each proposal becomes an entry for its home whose text links back to its source line
  * (`(from PATH#Lline)`), so the same note gives the same line on every run (filed once).
  */
-function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text: string }[], entries: SourcedEntry[]): { source: string; entry: SourcedEntry }[] {
+function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text: string }[], entries: SourcedEntry[], upcoming: ReviewResult['upcoming'] = []): { source: string; entry: SourcedEntry }[] {
+  const t = today(ctx);
   const now = ctx.clock.now();
   const units: { path: string; line: number; day: string | undefined; text: string }[] = [];
   for (const d of days) {
@@ -370,8 +375,14 @@ function extractedFromFreeForm(ctx: Ctx, days: { rel: string; date: string; text
   for (const u of units) {
     // a note's relative dates are the day it was written, not the day of the review
     for (const p of extract([{ role: 'user', content: u.text }], { now, tz: ctx.clock.tz, ...(u.day ? { day: u.day } : {}) }).proposals) {
-      if (p.type === 'EVENT' || p.type === 'TEMP') continue; // a dated event stays in its day
       const source = `${u.path}#L${sentenceLine(linesOf.get(u.path), u.line, p.text)}`;
+      // a dated event stays in its day; one still ahead ("the school show is on 17 December at 18:00") is listed as coming up
+      if (p.type === 'EVENT') {
+        const next = p.dates.filter((d) => d >= t).sort()[0];
+        if (next && !upcoming.some((x) => x.text === p.text)) upcoming.push({ date: next, text: p.text, source });
+        continue;
+      }
+      if (p.type === 'TEMP') continue;
       out.push({ source, entry: { text: `${p.text} (from ${source})`, tags: p.tags, type: p.type, line: u.line, raw: '', path: u.path, ...(u.day ? { day: u.day } : {}) } });
     }
   }
@@ -388,6 +399,11 @@ const withoutLine = (text: string): string => text.replace(/(\(from [^()\s#]+)#L
 
 /** Filled lazily by runReview (keeps lib/wal out of planning-only imports). */
 const rotateTxRef: { fn?: (tx: import('../store/store.js').Tx, ctx: Ctx, o: { force: boolean }) => unknown } = {};
+
+/** An upcoming event's line in the report (without its bullet). */
+function upcomingLine(x: ReviewResult['upcoming'][number]): string {
+  return `${x.date}: ${x.text} (from ${x.source})`;
+}
 
 /** A find's line in the report (without its bullet). */
 function foundLine(x: ReviewResult['extracted'][number]): string {
@@ -412,6 +428,7 @@ function renderReport(ctx: Ctx, r: ReviewResult): string {
   if (r.extracted.length) {
     out.push('## Found in free-form notes (extraction rules)', ...r.extracted.map((x) => `- ${foundLine(x)}`), '');
   }
+  if (r.upcoming.length) out.push('## Coming up (dated events in the week\'s notes)', ...r.upcoming.map((x) => `- ${upcomingLine(x)}`), '');
   if (r.health) {
     out.push('## Health', `- ${r.health.fail} failing, ${r.health.warn} warnings (run \`memtier health\` for details)`);
     for (const s of r.health.stale) out.push(`- stale: ${s}`);

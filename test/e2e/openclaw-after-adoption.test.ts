@@ -79,6 +79,25 @@ describe('an OpenClaw workspace after adoption (issue #31)', () => {
     expect(o[0].fix).toMatch(/memtier classify/);
   });
 
+  it('finding 8: the week\'s review of a free-form note finds the decision phrased "we\'re dropping X … moving to Y", lists the dated event coming up, and makes no PEOPLE or LESSON of a costume or a meeting', { timeout: 120_000 }, async () => {
+    const root = makeWorkspace();
+    expect((await cli(root, ['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/2026-11-19.md'), '# 2026-11-19\n\nLena got her part in the school Christmas play. She is a reindeer and needs antlers. The school Christmas show is on 17 December at 18:00.\n\nWe\'re dropping PagerDuty at the end of the month and moving to Grafana OnCall.\n\nPostmortem review on Friday with Rafael.\n');
+    const r = await cli(root, ['review', '--dry-run']);
+    expect(r.code, r.stderr).toBeLessThan(2);
+    const found = r.json.extracted.map((x: any) => `${x.type} ${x.text}`);
+    expect(found.some((f: string) => /^DECISION .*PagerDuty.*Grafana OnCall/.test(f)), found.join('\n')).toBe(true);
+    expect(found.filter((f: string) => /^(?:PEOPLE|LESSON) /.test(f)), found.join('\n')).toEqual([]);
+    expect(r.json.upcoming.map((x: any) => x.date)).toEqual(['2026-12-17']);
+    expect(r.json.upcoming[0].text).toMatch(/Christmas show is on 17 December/);
+    expect(r.json.upcoming[0].source).toMatch(/^memory\/2026-11-19\.md#L3$/);
+    // the scheduled review writes them into the week's report
+    expect((await cli(root, ['review'])).code).toBeLessThan(2);
+    const report = readFileSync(join(root, 'memory/reviews/2026-W48.md'), 'utf8');
+    expect(report).toMatch(/## Coming up \(dated events in the week's notes\)\n- 2026-12-17: .*Christmas show/);
+    expect(report).toMatch(/\[DECISION\] .*PagerDuty/);
+  });
+
   it('finding 7: a review without --apply (the scheduled job) writes its finds to the week\'s report, linked from MEMORY.md; again, nothing', { timeout: 120_000 }, async () => {
     const root = await adopted();
     const r = await cli(root, ['review', '--week', '2026-W41']);

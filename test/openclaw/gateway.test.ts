@@ -9,7 +9,7 @@
  * cannot be installed the tests say "skipped" with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installHost, openclawCli, readConfig, startGateway, writeConfig, type Gateway, type OpenClawHost } from '../../lib/bench/openclaw-host.js';
 import { runCli, tmpTree } from '../helpers.js';
@@ -71,6 +71,14 @@ describe('memtier inside a real OpenClaw gateway', () => {
     const en = text(await gw.invoke('memory_search', { query: 'which tool deploys the web app?' }));
     expect(en.results[0].snippet).toContain('Argo CD');
     expect(en.results[0].citation).toMatch(/#L\d+/);
+  });
+
+  it('memtier\'s reference files are not where memory indexers look (#31 finding 5): nothing of memtier\'s own under memory/, and FORMAT.md\'s words find nothing', async (t) => {
+    if (!gw) return t.skip(skipped);
+    for (const f of ['memory/FORMAT.md', 'memory/TAGS.md']) expect(existsSync(join(root, f)), f).toBe(false);
+    for (const f of ['FORMAT.md', 'TAGS.md']) expect(existsSync(join(root, f)), f).toBe(true);
+    const r = text(await gw.invoke('memory_search', { query: 'frontmatter closure block canonical home tier' }));
+    expect(r.results.filter((h: { path: string }) => /(?:^|\/)(?:FORMAT|TAGS)\.md$/.test(h.path))).toEqual([]);
   });
 
   it('memory_get on the cited path returns the lines', async (t) => {

@@ -52,6 +52,9 @@ describe('memory-core beside memtier', () => {
     expect(j.memoryCore).toMatchObject({ config: join(home, '.openclaw', 'openclaw.json'), command: DISABLE_MEMORY_CORE });
     const t = await runCli(['adopt', '--root', root, '--dry-run'], { env });
     expect(t.stdout).toMatch(/^openclaw: OpenClaw's memory-core still runs beside memtier: .* Turn it off: openclaw plugins disable memory-core$/m);
+    // init --openclaw says it too (memtier about to take the slot)
+    const i = await runCli(['init', root, '--openclaw', '--json'], { env });
+    expect(JSON.parse(i.stdout).openclaw.memoryCore.command).toBe(DISABLE_MEMORY_CORE);
     // disabled: adopt says nothing of it
     writeFileSync(join(home, '.openclaw', 'openclaw.json'), JSON.stringify({ plugins: { slots: { memory: 'memtier' }, entries: { 'memory-core': { enabled: false } } } }));
     expect(JSON.parse((await runCli(['adopt', '--root', root, '--json'], { env })).stdout).memoryCore).toBeUndefined();
