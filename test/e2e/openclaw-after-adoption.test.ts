@@ -8,17 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../helpers.js';
-import { makeWorkspace } from './openclaw-workspace.js';
+import { makeWorkspace, workspaceCli } from './openclaw-workspace.js';
 
-const NOW = '2026-11-24T10:00:00Z';
-const ENV = { MEMTIER_NOW: NOW, MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
-const cli = async (root: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> => {
-  const r = await runCli([...args, '--root', root, '--json'], { env: ENV });
-  let json: any;
-  try { json = JSON.parse(r.stdout); } catch { json = undefined; }
-  return { ...r, json };
-};
+const cli = workspaceCli;
 
 /** init, adopt, health --fix: the README's path; returns the root with every October day archived. */
 async function adopted(): Promise<string> {

@@ -12,16 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTree, runCli } from '../helpers.js';
-import { dailyNotes, gitIn, makeWorkspace, MEMORY_MD } from './openclaw-workspace.js';
+import { dailyNotes, gitIn, makeWorkspace, MEMORY_MD, WORKSPACE_ENV, workspaceCli } from './openclaw-workspace.js';
 
-const NOW = '2026-11-24T10:00:00Z';
-const ENV = { MEMTIER_NOW: NOW, MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
-const cli = async (root: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> => {
-  const r = await runCli([...args, '--root', root, '--json'], { env: ENV });
-  let json: any;
-  try { json = JSON.parse(r.stdout); } catch { json = undefined; }
-  return { ...r, json };
-};
+const ENV = WORKSPACE_ENV;
+const cli = workspaceCli;
 
 /** Every file of the tree that is a person's daily note, by name (wherever adopt or archive moved it). */
 function notesByName(tree: Record<string, string>): Map<string, string> {

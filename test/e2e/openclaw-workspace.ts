@@ -5,7 +5,7 @@
  * Chinese, one `-vendor-call` slug file), all committed to git. None of it was written by memtier.
  */
 import { spawnSync } from 'node:child_process';
-import { tmpTree } from '../helpers.js';
+import { runCli, tmpTree } from '../helpers.js';
 
 export const AGENTS_MD = `# AGENTS.md - Your Workspace
 
@@ -133,4 +133,15 @@ export function makeWorkspace(): string {
   gitIn(root, ['add', '-A']);
   gitIn(root, ['commit', '-q', '-m', 'workspace as OpenClaw left it']);
   return root;
+}
+
+/** The workspace's clock as the tests set it: five weeks after its last note. */
+export const WORKSPACE_ENV = { MEMTIER_NOW: '2026-11-24T10:00:00Z', MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
+
+/** memtier on the workspace at `root` with --json: the process's result and its parsed answer. */
+export async function workspaceCli(root: string, args: string[], env: Record<string, string> = WORKSPACE_ENV): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+  const r = await runCli([...args, '--root', root, '--json'], { env });
+  let json: any;
+  try { json = JSON.parse(r.stdout); } catch { json = undefined; }
+  return { ...r, json };
 }
