@@ -9,14 +9,17 @@
  * memtier's own consolidate. And memory-core still offers memory_search and memory_get, which
  * memtier registered first: OpenClaw logs two "plugin tool name conflict (memory-core)" lines on
  * every tool call. Both stop when memory-core is disabled (`openclaw plugins disable memory-core`,
- * which sets plugins.entries.memory-core.enabled to false): measured on openclaw 2026.9.6, no
- * managed dreaming job and no conflict line after it.
+ * which sets plugins.entries.memory-core.enabled to false) and its job removed: measured on openclaw
+ * 2026.9.6, a gateway started with memory-core disabled makes no dreaming job and logs no conflict
+ * line; a job made before stays scheduled until `openclaw cron rm` (test/openclaw/gateway.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 export const DISABLE_MEMORY_CORE = 'openclaw plugins disable memory-core';
+/** memory-core's managed job outlives the plugin: disabled, it is still listed, enabled, at 03:00 (measured on 2026.9.6). */
+export const REMOVE_DREAMING_JOB = 'openclaw cron rm <the id "openclaw cron list" shows for "Memory Dreaming Promotion">';
 
 /** Where OpenClaw reads its config: $OPENCLAW_CONFIG_PATH, else $OPENCLAW_STATE_DIR/openclaw.json, else ~/.openclaw/openclaw.json. */
 export function openclawConfigPath(env: NodeJS.ProcessEnv): string {
@@ -54,7 +57,8 @@ export function memoryCoreAdvice(s: MemoryCoreBeside, opts: { slotPending?: bool
   const dreaming = s.dreaming
     ? 'its dreaming job ("Memory Dreaming Promotion", 03:00, on by default) appends daily notes to MEMORY.md, writes DREAMS.md and memory/dreaming/ beside memtier\'s own nightly upkeep, and '
     : '';
-  return `OpenClaw's memory-core still runs beside memtier: ${dreaming}its memory_search and memory_get conflict with memtier's (two "plugin tool name conflict (memory-core)" log lines per tool call). Turn it off: ${DISABLE_MEMORY_CORE}`;
+  const job = s.dreaming ? `, then remove the job it made (disabling leaves it scheduled): ${REMOVE_DREAMING_JOB}` : '';
+  return `OpenClaw's memory-core still runs beside memtier: ${dreaming}its memory_search and memory_get conflict with memtier's (two "plugin tool name conflict (memory-core)" log lines per tool call). Turn it off: ${DISABLE_MEMORY_CORE}${job}`;
 }
 
 /** The OpenClaw config of this user (JSON5, as OpenClaw reads it), or undefined when absent or unreadable. */

@@ -153,12 +153,14 @@ describe('memtier inside a real OpenClaw gateway', () => {
 
   it('memory-core beside memtier (#31 findings 6, 7): its dreaming job and tool conflicts are there, memtier says so once with the command, and after that command both are gone', async (t) => {
     if (!gw || !host) return t.skip(skipped);
-    const jobs = (g: Gateway): string[] => (JSON.parse(g.cli(['cron', 'list', '--all', '--json'], 60_000)) as { jobs: { name: string }[] }).jobs.map((j) => j.name);
+    const list = (g: Gateway): { id: string; name: string }[] => (JSON.parse(g.cli(['cron', 'list', '--all', '--json'], 60_000)) as { jobs: { id: string; name: string }[] }).jobs;
+    const jobs = (g: Gateway): string[] => list(g).map((j) => j.name);
     const advice = (g: Gateway): string[] => g.log().split('\n').filter((l) => l.includes("memtier: OpenClaw's memory-core still runs beside memtier"));
     const conflicts = (g: Gateway): string[] => g.log().split('\n').filter((l) => l.includes('plugin tool name conflict (memory-core)'));
     expect(jobs(gw)).toContain('Memory Dreaming Promotion');
     expect(advice(gw)).toHaveLength(1);
     expect(advice(gw)[0]).toContain('openclaw plugins disable memory-core');
+    expect(advice(gw)[0]).toContain('openclaw cron rm');
     // the command memtier gives, as the person runs it; then the gateway again
     await gw.stop();
     gw = undefined;
@@ -169,6 +171,10 @@ describe('memtier inside a real OpenClaw gateway', () => {
     text(await again.invoke('memory_get', { path: 'MEMORY.md', lines: 3 }));
     expect(conflicts(again)).toEqual([]);
     expect(advice(again)).toEqual([]);
+    // the job memory-core made stays scheduled (as memtier's advice says) until it is removed
+    const dream = list(again).find((j) => j.name === 'Memory Dreaming Promotion');
+    expect(dream).toBeDefined();
+    again.cli(['cron', 'rm', dream!.id], 60_000);
     expect(jobs(again)).not.toContain('Memory Dreaming Promotion');
   }, 900_000);
 });

@@ -51,7 +51,7 @@ describe('memory-core beside memtier', () => {
     const j = JSON.parse(a.stdout);
     expect(j.memoryCore).toMatchObject({ config: join(home, '.openclaw', 'openclaw.json'), command: DISABLE_MEMORY_CORE });
     const t = await runCli(['adopt', '--root', root, '--dry-run'], { env });
-    expect(t.stdout).toMatch(/^openclaw: OpenClaw's memory-core still runs beside memtier: .* Turn it off: openclaw plugins disable memory-core$/m);
+    expect(t.stdout).toMatch(/^openclaw: OpenClaw's memory-core still runs beside memtier: .* Turn it off: openclaw plugins disable memory-core, then remove the job it made \(disabling leaves it scheduled\): openclaw cron rm .*$/m);
     // init --openclaw says it too (memtier about to take the slot)
     const i = await runCli(['init', root, '--openclaw', '--json'], { env });
     expect(JSON.parse(i.stdout).openclaw.memoryCore.command).toBe(DISABLE_MEMORY_CORE);
