@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { CHECKS } from '../health/checks/index.js';
-import { renderText, reportJson, writeHealthJson, HEALTH_FILES_JSON, HEALTH_JSON } from '../health/report.js';
+import { renderText, reportJson, writeHealthJson, writeKeptFindings, HEALTH_FILES_JSON, HEALTH_JSON } from '../health/report.js';
 import { capFindings, runHealth, selectChecks } from '../health/run.js';
 import { HEALTH_SUMMARY_JSON } from '../health/summary.js';
 import { checkDoc, checksTableBlock } from '../health/table.js';
@@ -43,9 +43,9 @@ export const command: CommandSpec = {
     'A second --fix finds nothing to fix. --fix --dry-run shows every change first, as a diff per file, and',
     'writes nothing (the fixes run on a copy of the memory). --quiet prints failures only (for agents): it runs',
     'the checks that can fail (FAIL in --list, and the FAIL part of the others: disk\'s memory that cannot be',
-    'written), reuses the findings the last full',
-    'run kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
-    'changed), and leaves ' + HEALTH_JSON + ' as the last full run wrote it. A full run takes what the',
+    'written), reuses the findings the last run (full or --quiet)',
+    'kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
+    'changed), keeps there what it read, and leaves ' + HEALTH_JSON + ' as the last full run wrote it. A full run takes what the',
     'cross-file checks need of each unchanged file from ' + HEALTH_SUMMARY_JSON + ' the same way.',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
@@ -85,6 +85,10 @@ export const command: CommandSpec = {
     // a --quiet run checked only what can fail and leaves the last full report in place
     if (report.scope !== 'failures') {
       const problem = writeHealthJson(ctx, capFindings(report));
+      if (problem) ctx.log.warn(problem);
+    } else {
+      // it keeps what it read, so the next --quiet reads only the files changed since
+      const problem = writeKeptFindings(ctx, report);
       if (problem) ctx.log.warn(problem);
     }
     return { exitCode: report.exitCode, text: renderText(listed, { quiet: args.quiet }), json: reportJson(report) };

@@ -99,6 +99,20 @@ export function reportJson(r: HealthReport): Record<string, unknown> {
 }
 
 /**
+ * A --quiet run's per-file findings (health-files.json) through the store, when they changed; the
+ * last full report (health.json) stays. A failure comes back as a message for the log.
+ */
+export function writeKeptFindings(ctx: Ctx, r: HealthReport): string | undefined {
+  if (!r.reuse || r.reuseKept) return undefined;
+  try {
+    openStore(ctx).mutate((tx) => { tx.write(HEALTH_FILES_JSON, JSON.stringify(r.reuse) + '\n'); });
+    return undefined;
+  } catch (e) {
+    return `could not write ${HEALTH_FILES_JSON}: ${(e as Error).message}`;
+  }
+}
+
+/**
  * Write .memtier/health.json through the store. A failure here (lock held too long, read-only
  * disk) must not hide the report: it comes back as a message for the log.
  */

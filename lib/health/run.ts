@@ -229,12 +229,22 @@ async function summarizeFiles(checks: readonly Check[], snap: Snapshot, env: Che
  * findings health.json kept for files whose stats match, so only changed files are read.
  */
 async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport> {
+  const readAt = Date.now();
   const snap = loadSnapshot(ctx.root, { lazy: true });
-  const kept = readKept(ctx);
+  const keptText = opts.checks ? undefined : readKeptText(ctx);
+  const kept = opts.checks ? undefined : readKept(ctx, keptText);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}) };
   const checks = reusing(failingChecks(opts.checks ?? CHECKS), kept, false);
   const pass = await runChecks(checks, snap, env);
-  return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
+  // what it read it keeps, as a full run does (syntax's and secrets' per-file findings): an agent
+  // that only ever runs --quiet reads each file once, not every call (issue #33); what a full run
+  // kept for its own checks (pass.keep) stays as it was
+  if (opts.checks) return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
+  const fresh = buildReuse(snap, pass.byCheck, readAt, pass.keep);
+  const before = keptText ? (() => { try { return JSON.parse(keptText) as ReuseSection; } catch { return undefined; } })() : undefined;
+  const reuse: ReuseSection = before?.version === fresh.version && before.checks ? { ...fresh, checks: { ...before.checks, ...fresh.checks } } : fresh;
+  const reuseKept = keptText !== undefined && keptText === JSON.stringify(reuse) + '\n';
+  return { ...report(ctx, pass, pass.figures, []), scope: 'failures', reuse, ...(reuseKept ? { reuseKept } : {}) };
 }
 
 /**

@@ -54,6 +54,24 @@ describe('health --quiet', () => {
     }
   });
 
+  it('an agent that only ever runs --quiet reads each file once: the first quiet run keeps what it read, the next trusts it (issue #33)', async () => {
+    const root = aged('clean');
+    const path = join(root, '.memtier/health-files.json');
+    await run(root, '--quiet');
+    expect(existsSync(join(root, '.memtier/health.json'))).toBe(false); // no full run
+    const kept = JSON.parse(readFileSync(path, 'utf8')) as { files: Record<string, [number, number, unknown[]]> };
+    const rel = 'memory/semantic/decisions.md';
+    expect(kept.files[rel]).toBeDefined();
+    // planted in what the quiet run kept: the next quiet run takes it instead of reading the file again
+    kept.files[rel]![2].push(['secrets', 'fail', 1, 'planted finding', null]);
+    writeFileSync(path, JSON.stringify(kept));
+    expect(fails(await run(root, '--quiet'))).toEqual([`secrets ${rel}:1 planted finding`]);
+    // nothing read anew, nothing rewritten: the list stays byte for byte
+    const before = readFileSync(path, 'utf8');
+    await run(root, '--quiet');
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
   it('takes an unchanged file\'s findings from health-files.json and reads a changed file again', async () => {
     const root = aged('clean');
     await run(root);
