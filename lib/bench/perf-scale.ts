@@ -24,6 +24,17 @@ import { flagList, flagNumber, flagString } from '../cli/spec.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 
+/**
+ * The shapes `bench perf` generates. `bench`: 30 % episodic days of 8–24 typed entries, each with
+ * its `^id`, and 70 % frontmatter notes (a memory memtier wrote). `logs`: years of hand-typed daily
+ * logs as OpenClaw and people keep them — 80 % `memory/YYYY-MM-DD.md` of 24–95 lines without ids or
+ * types (bullets, some timed, checklists, headings and free-form paragraphs, about 6 KB a file),
+ * ending the day before the bench's clock — and 20 % frontmatter notes (issue #33).
+ */
+export type MemoryShape = 'bench' | 'logs';
+export const SHAPES: readonly MemoryShape[] = ['bench', 'logs'];
+
+
 /** The commands timed at every size: label → argv (dry runs: the memory stays as generated). */
 export const SCALE_COMMANDS: readonly (readonly [string, readonly string[]])[] = [
   ['health', ['health']],
@@ -49,9 +60,9 @@ export interface ScaleRun {
   commands: Record<string, CommandRun>;
 }
 
-export interface ScaleSize { notes: number; files: number; bytes: number; runs: ScaleRun[] }
+export interface ScaleSize { notes: number; shape: MemoryShape; files: number; bytes: number; runs: ScaleRun[] }
 
-export interface ScaleOptions { sizes: number[]; baseline?: string; timeoutSec: number; dir?: string }
+export interface ScaleOptions { sizes: number[]; shapes: MemoryShape[]; baseline?: string; timeoutSec: number; dir?: string }
 
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 
@@ -125,13 +136,13 @@ export async function measureScale(ctx: Ctx, bin: string, o: ScaleOptions): Prom
   ];
   const out: ScaleSize[] = [];
   try {
-    for (const notes of o.sizes) {
-      const root = join(base, `notes-${notes}`);
+    for (const shape of o.shapes) for (const notes of o.sizes) {
+      const root = join(base, `${shape}-${notes}`);
       rmSync(root, { recursive: true, force: true });
-      ctx.log.info(`scale: generating ${notes} notes`);
-      const st = generateMemory(root, notes);
+      ctx.log.info(`scale: generating ${notes} notes (${shape})`);
+      const st = generateMemory(root, notes, 42, shape);
       await new Promise((r) => setTimeout(r, RACY_MS + 100));
-      const size: ScaleSize = { notes, files: st.files, bytes: st.bytes, runs: [] };
+      const size: ScaleSize = { notes, shape, files: st.files, bytes: st.bytes, runs: [] };
       // each memtier on its own copy (its own index and health files: the formats may differ), each
       // measurement taken by one memtier right after the other, so both face the same load
       const roots = memtiers.map((m, k) => {
@@ -170,7 +181,7 @@ export function renderScale(sizes: ScaleSize[]): string {
   const cmd = (c: CommandRun | undefined): string => (!c ? '-' : c.timedOut ? 'timeout' : `${fmt(c.ms)} (cpu ${fmt(c.cpuMs)}) ${Math.round(c.peakRssMb)} MB`);
   for (const s of sizes) {
     const names = s.runs.map((r) => (r.memtier === 'current' ? 'current' : 'baseline'));
-    lines.push(`scale: ${s.notes} notes (${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB)${names.length > 1 ? `, ${names.join(' → ')}` : ''}`);
+    lines.push(`scale: ${s.notes} notes, ${s.shape === 'logs' ? 'log-heavy shape' : 'bench shape'} (${s.files} files, ${(s.bytes / 1e6).toFixed(1)} MB)${names.length > 1 ? `, ${names.join(' → ')}` : ''}`);
     const ids = Object.keys(s.runs[s.runs.length - 1]!.checks);
     const w = Math.max(16, ...ids.map((i) => i.length), ...SCALE_COMMANDS.map(([l]) => l.length));
     lines.push(`  ${'read (snapshot)'.padEnd(w)}  ${s.runs.map((r) => fmt(r.snapshotMs)).join(' → ')}`);
@@ -191,6 +202,9 @@ export function scaleOptions(args: Args): { search: boolean; scale?: ScaleOption
   if (!(timeoutSec > 0)) throw new UsageError(`--timeout expects seconds > 0, got ${timeoutSec}`);
   const baseline = flagString(args, 'baseline');
   const dir = flagString(args, 'dir');
+  const shapes = (flagList(args, 'shape') ?? ['bench']) as MemoryShape[];
+  const badShape = shapes.filter((x) => !SHAPES.includes(x));
+  if (badShape.length || !shapes.length) throw new UsageError(`--shape expects ${SHAPES.join(' and/or ')}, got ${badShape.join(', ') || 'nothing'}`, 'e.g. --shape bench,logs');
   if (!parts.includes('scale')) return { search: parts.includes('search') };
-  return { search: parts.includes('search'), scale: { sizes, timeoutSec, ...(baseline ? { baseline } : {}), ...(dir ? { dir: join(dir, 'scale') } : {}) } };
+  return { search: parts.includes('search'), scale: { sizes, shapes, timeoutSec, ...(baseline ? { baseline } : {}), ...(dir ? { dir: join(dir, 'scale') } : {}) } };
 }

@@ -36,7 +36,7 @@ import { findBin } from '../core/bin.js';
 import { makeTestCtx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
-import { measureScale, renderScale, scaleOptions } from './perf-scale.js';
+import { measureScale, renderScale, scaleOptions, type MemoryShape } from './perf-scale.js';
 import { seededRandom as prng } from '../core/random.js';
 
 
@@ -51,8 +51,9 @@ const ZH = '部署 失败 服务器 数据库 备份 缓存 会议 项目 客户
 
 export interface SynthStats { files: number; bytes: number; entries: number }
 
-/** Write a synthetic memory of about `notes` files into `dir`. Deterministic for a given `notes`. */
-export function generateMemory(dir: string, notes: number, seed = 42): SynthStats {
+
+/** Write a synthetic memory of about `notes` files into `dir`. Deterministic for a given `notes`, seed and shape. */
+export function generateMemory(dir: string, notes: number, seed = 42, shape: MemoryShape = 'bench'): SynthStats {
   const rnd = prng(seed);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)]!;
   // A Zipf-distributed vocabulary like real text: 6,000 pseudo-words, with the English topic
@@ -92,9 +93,27 @@ export function generateMemory(dir: string, notes: number, seed = 42): SynthStat
     bytes += Buffer.byteLength(text);
   };
   write('MEMORY.md', '# Memory\n' + Array.from({ length: 40 }, (_, i) => `- [Note ${i}](memory/semantic/note-${i}.md) — ${sentence(6)}`).join('\n') + '\n');
-  const days = Math.floor(notes * 0.3);
-  const start = '2023-01-01';
-  for (let d = 0; d < days; d++) {
+  const days = Math.floor(notes * (shape === 'logs' ? 0.8 : 0.3));
+  // the logs end the day before the bench's clock (2026-05-15): years of them, the newest recent
+  const start = shape === 'logs' ? addDays('2026-05-14', -(days - 1)) : '2023-01-01';
+  if (shape === 'logs') {
+    for (let d = 0; d < days; d++) {
+      const date = addDays(start, d);
+      const n = 24 + Math.floor(rnd() * 72);
+      const lines = [`# ${date}`, ''];
+      for (let i = 0; i < n; i++) {
+        const r = rnd();
+        if (r < 0.06) lines.push('', `## ${zipf()} ${zipf()}`, '');
+        else if (r < 0.2) lines.push('', `${sentence(14 + Math.floor(rnd() * 16))}. ${sentence(10 + Math.floor(rnd() * 16))}. ${sentence(8 + Math.floor(rnd() * 12))}.`, '');
+        else if (r < 0.34) lines.push(`- ${String(7 + Math.floor(rnd() * 14)).padStart(2, '0')}:${String(Math.floor(rnd() * 60)).padStart(2, '0')} ${sentence(6 + Math.floor(rnd() * 14))}`);
+        else if (r < 0.4) lines.push(`- [${rnd() < 0.5 ? ' ' : 'x'}] ${sentence(4 + Math.floor(rnd() * 8))}`);
+        else lines.push(`- ${sentence(5 + Math.floor(rnd() * 16))}`);
+        entries++;
+      }
+      write(`memory/${date}.md`, lines.join('\n').replace(/\n{3,}/g, '\n\n') + '\n');
+    }
+  }
+  for (let d = 0; d < (shape === 'logs' ? 0 : days); d++) {
     const date = addDays(start, d);
     const n = 8 + Math.floor(rnd() * 16);
     const lines = [`# ${date}`];

@@ -31,6 +31,7 @@ const flags: FlagSpec[] = [
   { name: 'dir', type: 'string', value: 'DIR', description: 'where to build the synthetic memory (perf; default: a temp dir, removed after)' },
   { name: 'part', type: 'list', value: 'PART,PART', description: 'perf: search (index build, cold/warm search at --notes) and/or scale (health checks and upkeep commands at --sizes); default both' },
   { name: 'sizes', type: 'list', value: 'N,N', description: 'perf scale: memory sizes in notes, each a fresh synthetic memory (default 1000,10000; 50000 takes minutes)' },
+  { name: 'shape', type: 'list', value: 'SHAPE,SHAPE', description: 'perf scale: the memory\'s shape, bench (episodic days with ids and frontmatter notes, as memtier writes) and/or logs (years of hand-typed daily logs without ids, 80 %, and notes); default bench' },
   { name: 'baseline', type: 'string', value: 'DIR', description: 'perf scale: another built memtier (bin/ and dist/) measured on the same memories in the same run, before this one' },
   { name: 'timeout', type: 'number', value: 'S', description: 'perf scale: stop a command after S seconds and report it as a timeout (default 300)' },
   { name: 'data', type: 'string', value: 'FILE', description: 'LoCoMo-shaped JSON file (locomo), e.g. ../shared/bench/locomo-dev.json; a folder with memory/ and queries.json (cjk, openclaw), e.g. ../shared/bench/cjk-dev; an annotated set (extract; default both test/fixtures/extract/annotated.json, conversations, and freeform-notes.json, free-form daily notes, each scored per language)' },

@@ -33,6 +33,29 @@ describe('bench perf', () => {
     expect(cjkLines / lines).toBeLessThan(0.2);
   });
 
+  it('the log-heavy shape: years of hand-typed daily logs without ids or types ending the day before the clock, and notes; the same for the same seed (issue #33)', () => {
+    const a = mk();
+    const b = mk();
+    const sa = generateMemory(a, 100, 42, 'logs');
+    expect(generateMemory(b, 100, 42, 'logs')).toEqual(sa);
+    const days = readdirSync(join(a, 'memory')).filter((f) => /^\d{4}-\d{2}-\d{2}\.md$/.test(f)).sort();
+    expect(days).toHaveLength(80);
+    expect(days.at(-1)).toBe('2026-05-14.md');
+    expect(readFileSync(join(a, 'memory', days[0]!), 'utf8')).toBe(readFileSync(join(b, 'memory', days[0]!), 'utf8'));
+    const texts = days.map((f) => readFileSync(join(a, 'memory', f), 'utf8'));
+    const all = texts.join('');
+    expect(all).not.toMatch(/\^[a-z0-9]{6,}/); // no ids
+    expect(all).not.toMatch(/^- (?:\d{2}:\d{2} )?\[(?:EVENT|DECISION|TECH|PREF|LESSON|PROJ|PEOPLE)\]/m); // no types
+    expect(all).toMatch(/^- \d{2}:\d{2} [^[]/m); // some timed lines
+    expect(all).toMatch(/^- \[[ x]\] /m); // checklists
+    expect(all).toMatch(/^[^-#\n].{80,}$/m); // free-form paragraphs
+    const kb = texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / texts.length / 1024;
+    expect(kb).toBeGreaterThan(3);
+    expect(kb).toBeLessThan(10);
+    expect(existsSync(join(a, 'memory/episodic'))).toBe(false);
+    expect(readdirSync(join(a, 'memory/semantic')).length).toBeGreaterThan(10);
+  });
+
   it('measures every figure on a small memory', async () => {
     const dir = mk();
     const rep = await runPerf(testCtx(dir), { notes: 60, runs: 1, dir: join(dir, 'mem') });
@@ -48,7 +71,7 @@ describe('bench perf', () => {
 
   it('times every health check and every upkeep command at each size (scale part)', async () => {
     const dir = mk();
-    const sizes = await measureScale(testCtx(dir), BIN, { sizes: [30], timeoutSec: 120, dir: join(dir, 'scale') });
+    const sizes = await measureScale(testCtx(dir), BIN, { sizes: [30], shapes: ['bench'], timeoutSec: 120, dir: join(dir, 'scale') });
     expect(sizes).toHaveLength(1);
     const [run] = sizes[0]!.runs;
     expect(run!.memtier).toBe('current');
