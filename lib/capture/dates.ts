@@ -8,6 +8,7 @@
 import { addDays, localDate, weekdayOf } from '../core/clock.js';
 import { nativeFirst } from '../core/regexp.js';
 import { cnNumber } from '../format/compare.js';
+import { toSimplified } from '../format/han.js';
 import { caseless, withCase } from './rules.js';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -97,10 +98,11 @@ const ANY_NEEDED = new RegExp([...new Set(RULES.flatMap((r) => r.needs))].map((w
 export function absoluteDates(text: string, now: Date, tz: string, opts: { bareWeekdays?: boolean; /** The day the text was written (YYYY-MM-DD), when not the clock's: a note of another day. */ today?: string; /** Run every rule, `needs` or not, a caseless one with the `i` flag over the text: the definition the gated, folded run is tested against. */ allRules?: boolean } = {}): { text: string; dates: string[] } {
   const explicit = [...text.matchAll(/\b\d{4}-\d{2}-\d{2}\b/g)].map((m) => m[0]);
   // most sentences name no day: a rule runs (and is compiled) only when its words are there
-  const lower = text.toLowerCase();
+  const lower = toSimplified(text.toLowerCase());
   if (!opts.allRules && !ANY_NEEDED.test(lower)) return { text, dates: [...new Set(explicit)] };
   let today: string | undefined;
   let low: string | null | undefined;
+  let simp: string | undefined;
   const spans: { start: number; end: number; date: string }[] = [];
   for (const r of RULES) {
     if (r.bare && opts.bareWeekdays === false) continue;
@@ -108,7 +110,8 @@ export function absoluteDates(text: string, now: Date, tz: string, opts: { bareW
     // a caseless rule over the lower-cased text (the same length, so a match is where it is in the text)
     const folded = r.caseless && !opts.allRules ? (low ??= caseless(text) ?? null) : null;
     const re = nativeFirst(r.caseless && folded === null ? withCase(r.re) : r.re);
-    const subject = folded ?? text;
+    // a Chinese rule reads traditional characters as simplified (下週五 is 下周五; same length)
+    const subject = folded ?? (r.caseless ? text : (simp ??= toSimplified(text)));
     re.lastIndex = 0;
     for (let m = re.exec(subject); m; m = re.exec(subject)) {
       const start = m.index;

@@ -16,6 +16,7 @@
  * memory/TAGS.md only, and its home is the type's canonical file. What is left out for privacy
  * (private, secret) is reported by reason and position only: its text is never in the result.
  */
+import { toSimplified } from '../format/han.js';
 import { nativeFirst } from '../core/regexp.js';
 import { CANONICAL_HOME, type EntryType } from '../format/entry.js';
 import { displayWidth } from '../format/width.js';
@@ -291,7 +292,7 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
     if (!roles.has(String(msg.role).toLowerCase())) return;
     sentences(String(msg.content ?? '')).forEach((raw, si) => {
       const pos = { message: mi, sentence: si };
-      const marked = anyMatches(PRIVATE_MARKERS, raw);
+      const marked = anyMatches(PRIVATE_MARKERS, toSimplified(raw));
       if (marked || privateNext) {
         skipped.push({ ...pos, reason: 'private' });
         privateNext = marked;
@@ -302,9 +303,10 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       const text = clean(raw);
       const skip = (reason: SkipReason): void => { skipped.push({ ...pos, reason, text }); };
       const lower = caseless(text);
-      if (anyMatches(NOISE, text, lower)) return skip('noise');
-      if (anyMatches(QUESTION, text, lower)) return skip('question');
-      if (anyMatches(SPECULATION, text, lower)) return skip('speculation');
+      const simple = toSimplified(text); // 嗎 is 吗 to the filters too
+      if (anyMatches(NOISE, simple, lower)) return skip('noise');
+      if (anyMatches(QUESTION, simple, lower)) return skip('question');
+      if (anyMatches(SPECULATION, simple, lower)) return skip('speculation');
       if (width(text) < MIN_CHARS) return skip('short');
       // a rule of one script is not tried on text without that script (no compile, no scan)
       const han = /[\u3400-\u9fff]/.test(text);
@@ -314,7 +316,10 @@ export function extract(messages: Message[], o: ExtractOptions): Extraction {
       // and what the sentence quotes as someone's words (Kim said "we're switching to Notion") is
       // not the writer's decision, preference or lesson: the rules read it without the quotation
       const linked = text.includes('[[') ? unlinked(text) : text;
-      const probe = QUOTE_MARK.test(linked) ? unquoted(linked) : linked;
+      const unq = QUOTE_MARK.test(linked) ? unquoted(linked) : linked;
+      // traditional characters read as simplified (same length, format/han.ts): 我們決定 is 我们决定
+      // to rules written in simplified; the proposal keeps the text as written
+      const probe = han ? toSimplified(unq) : unq;
       const probeLower = probe === text ? lower : caseless(probe);
       const rule = TYPE_RULES.find((r) => (r.script === 'zh' ? han : r.script === 'en' ? latin : true) && (r.needs === undefined || (typeof r.needs === 'string' ? probe.includes(r.needs) : typeof r.needs === 'function' ? r.needs(probe) : r.needs.test(probe))) && (r.caseless ? matches(r.re, probe, probeLower) : nativeFirst(r.re).test(probe)));
       if (!rule) return skip('no-rule');
