@@ -587,11 +587,13 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // a question after a day is answered by when a line was written, whatever its form: an open
   // question written that day dates the event as well as a statement
   const wantsAnswer = PARAMS.openWeight !== 1 && !wantsDate && !range && QUESTION.test(query) && !ASKS_OPEN.test(query);
+  let passed = 0;
   for (const c of chosenC) {
     const d = view.fileDocs(c.file)[c.pos];
     if (!d || !pass(d)) continue;
     const key = unitKey(d);
     if (opts.exclude?.has(key)) continue;
+    passed++;
     const u = d.u;
     const rec = history.get(key);
     const actInput: ActivationInput = { kind: u.kind };
@@ -689,7 +691,10 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     results.push(r);
     chosen.push({ d: s.d, r });
   }
-  const resp: SearchResponse = { query, terms, total, results };
+  // a unit filter (--type, --tags, --since/--until) is applied to the candidates, not to every
+  // match: the total is then what passed it, not the matches it removed ("N more matches" was a lie)
+  const unitFiltered = filtered || !!opts.since || !!opts.until;
+  const resp: SearchResponse = { query, terms, total: unitFiltered ? Math.max(passed, results.length) : total, results };
   if (aliasNames.length) resp.aliases = aliasNames;
   if (range) resp.range = range;
   if (view.tooLarge?.length) resp.tooLarge = view.tooLarge;
