@@ -50,8 +50,8 @@ import { tokenizerConfigKey, TOKENIZER_VERSION } from './tokenize.js';
 
 export const INDEX_DIR = '.memtier/index';
 export const NOENT = { throwIfNoEntry: false } as const;
-/** 8: no units.json (entries read back from the memory files), varint postings, no unitsAt; 9: a dated note under memory/ (Daily/2026-11-20.md) carries its day; 10: a table with no rows under a heading is no unit; 11: "2026-11-20 Friday.md" is dated too; 12: `- 2026-11-24 [DECISION] …` (a day without a time, before a type) is a typed entry, Logseq's journals/2026_11_24.md is dated, a page's `tags::`/`alias::` properties are its frontmatter, and a note with no title is titled by its name; 13: a Notion page's property lines under its title give its tags and day. */
-export const CACHE_VERSION = 14;
+/** 8: no units.json (entries read back from the memory files), varint postings, no unitsAt; 9: a dated note under memory/ (Daily/2026-11-20.md) carries its day; 10: a table with no rows under a heading is no unit; 11: "2026-11-20 Friday.md" is dated too; 12: `- 2026-11-24 [DECISION] …` (a day without a time, before a type) is a typed entry, Logseq's journals/2026_11_24.md is dated, a page's `tags::`/`alias::` properties are its frontmatter, and a note with no title is titled by its name; 13: a Notion page's property lines under its title give its tags and day; 15: MEMORY.md's "Last reviewed:" line is no unit. */
+export const CACHE_VERSION = 15;
 /** Rebuild the cache when more files than this changed since it was built. */
 export const REBUILD_AT = 24;
 export const REBUILD_BYTES = 2 * 1024 * 1024;

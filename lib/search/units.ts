@@ -278,7 +278,9 @@ function noteFrontmatter(text: string, lines: string[], rel: string, titled: boo
 export function fileUnits(rel: string, text: string): Unit[] {
   const info = classify(rel);
   if (info.tier === 'meta' || info.kind === 'palace') return [];
-  const lines = blankComments(text).split('\n');
+  // MEMORY.md's "Last reviewed:" / "Updated:" line is metadata, not memory ("last time we …" found
+  // it first): left out, its line kept empty so every other line keeps its number
+  const lines = (info.kind === 'memory-index' ? blankComments(text).replace(/^[ \t]*(?:last reviewed|updated):.*$/gim, '') : blankComments(text)).split('\n');
   const fm = noteFrontmatter(text, lines, rel, !LOG_KINDS.has(info.kind));
   const fileType = fmType(fm.type);
   const fileDate = info.date ?? (fm.lastVerified && DATE.test(fm.lastVerified) ? fm.lastVerified : fm.created && DATE.test(fm.created) ? fm.created : undefined);

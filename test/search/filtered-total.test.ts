@@ -24,3 +24,18 @@ describe('search with a filter', () => {
     expect(tj.total).toBe(2);
   });
 });
+
+describe('metadata is not memory', () => {
+  it('"last time" does not find MEMORY.md\'s "Last reviewed:" line (#32)', async () => {
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\nLast reviewed: 2026-05-11 (2026-W19) → memory/reviews/2026-W19.md\n\n## Key facts\n- backups run nightly to the NAS\n',
+      'memory/episodic/2026-05-14.md': '# 2026-05-14\n\n- 09:00 [EVENT] the last time the backup failed it was a full disk ^bk000001\n',
+    });
+    const env = { MEMTIER_NOW: '2026-05-15T10:00:00Z', MEMTIER_TZ: 'UTC', MEMTIER_WATCH: 'off' };
+    const r = JSON.parse((await runCli(['search', 'when was the last time we reviewed', '--root', root, '--json'], { env })).stdout);
+    expect(r.results.map((x: { text: string }) => x.text).join('\n')).not.toMatch(/Last reviewed/);
+    // the lines after it keep their numbers
+    const f = JSON.parse((await runCli(['search', 'backups nightly NAS', '--root', root, '--json'], { env })).stdout);
+    expect(f.results[0]).toMatchObject({ path: 'MEMORY.md', line: 5 });
+  });
+});
