@@ -294,7 +294,14 @@ export async function startServer(ctx: Ctx, main: Main, opts: ServerOptions = {}
         if (over) {
           s.removeAllListeners('data');
           stats.declined++;
-          s.end(JSON.stringify({ ok: false, decline: `request over the ${MAX_REQUEST_BYTES >> 20} MiB limit` } satisfies Reply) + '\n', () => s.destroy());
+          s.end(JSON.stringify({ ok: false, decline: `request over the ${MAX_REQUEST_BYTES >> 20} MiB limit` } satisfies Reply) + '\n');
+          // what the client still sends is read and dropped until it closes (at most 5 s): a socket
+          // closed with unread bytes resets the connection, and the client can lose the decline
+          // before it reads it (seen under load by test/property/watch-frames.test.ts)
+          s.resume();
+          const drop = setTimeout(() => s.destroy(), 5_000);
+          drop.unref();
+          s.once('close', () => clearTimeout(drop));
         }
       });
     });
