@@ -74,7 +74,12 @@ them); add a frontmatter block with "tags:" on line 2 by hand to make them WARM 
 
 Markdown notes outside the memory (folders other than memory/ and knowledge/, loose notes at the
 root) are counted per folder, with how to bring them in: memtier does not move a person's own
-folders (--json: outside).`,
+folders (--json: outside).
+
+In an OpenClaw workspace whose OpenClaw config ($OPENCLAW_CONFIG_PATH, else ~/.openclaw/openclaw.json)
+has memtier in the memory slot while memory-core is still enabled, it says so: memory-core's
+dreaming job (03:00) writes MEMORY.md, DREAMS.md and memory/dreaming/ beside memtier, and its tools
+conflict with memtier's; the line gives the commands that end both (--json: memoryCore).`,
   flags: [{ name: 'dry-run', type: 'boolean', description: 'print what would move; change nothing' }],
   examples: ['memtier adopt --dry-run', 'memtier adopt', 'memtier adopt --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
