@@ -241,8 +241,9 @@ async function runFailures(ctx: Ctx, opts: HealthOptions): Promise<HealthReport>
   // kept for its own checks (pass.keep) stays as it was
   if (opts.checks) return { ...report(ctx, pass, pass.figures, []), scope: 'failures' };
   const fresh = buildReuse(snap, pass.byCheck, readAt, pass.keep);
-  const before = keptText ? (() => { try { return JSON.parse(keptText) as ReuseSection; } catch { return undefined; } })() : undefined;
-  const reuse: ReuseSection = before?.version === fresh.version && before.checks ? { ...fresh, checks: { ...before.checks, ...fresh.checks } } : fresh;
+  // kept (parsed above, this version's only) already holds the full run's checks section
+  const before = kept?.checks.size ? Object.fromEntries([...kept.checks].map(([id, c]) => [id, [c.rel, c.size, c.mtimeMs, c.data] as [string, number, number, unknown]])) : undefined;
+  const reuse: ReuseSection = before ? { ...fresh, checks: { ...before, ...fresh.checks } } : fresh;
   const reuseKept = keptText !== undefined && keptText === JSON.stringify(reuse) + '\n';
   return { ...report(ctx, pass, pass.figures, []), scope: 'failures', reuse, ...(reuseKept ? { reuseKept } : {}) };
 }
