@@ -21,10 +21,9 @@
  *   stub.turns[0].allText; stub.turns[1].allText; await stub.close();
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { decodeBody, pickTool, readBody, stepAt, type RecordedRequest, type ScriptStep, type StubServer } from './script.js';
+import { decodeBody, pickTool, readBody, stepAt, type RecordedRequest, type ScriptStep, type StubServer, SIDE_STEP } from './script.js';
 
-/** `RecordedRequest.step` of a side request (answered without consuming a step). */
-export const SIDE_STEP = -2;
+export { SIDE_STEP };
 
 export interface AnthropicStubOptions {
   /** Is this request a side request (answered without a step)? Default: it offers no tools, or it asks for a compaction summary. */

@@ -42,6 +42,9 @@ export interface RecordedRequest {
   step: number;
 }
 
+/** `RecordedRequest.step` of a side request (answered without consuming a step), in both stubs. */
+export const SIDE_STEP = -2;
+
 export interface StubServer {
   /** Base URL to give the host (http://127.0.0.1:PORT, with the path prefix the format needs). */
   url: string;
