@@ -13,6 +13,7 @@
  */
 import { nativeFirst } from '../core/regexp.js';
 import type { EntryType } from '../format/entry.js';
+import { CHANGE_ZH, changeOf } from './change.js';
 
 export interface TypeRule {
   id: string;
@@ -207,6 +208,10 @@ const RULES: TypeRule[] = [
   // preferences and standing instructions to the agent
   { id: 'pref-en', type: 'PREF', re: /(?<!\w)(?:i|we) (?:really |much |strongly |always |usually )?(?:prefer|like|love|hate|dislike|can'?t stand|enjoy|don'?t like|do not like|want you to)(?!\w)|(?<!\w)my fav(?:ou)?rite(?!\w)|(?<!\w)i'?d rather(?!\w)|(?<!\w)please (?:always|never|don'?t|do not|keep|use|reply|answer|write)(?!\w)|(?<!\w)call me(?!\w)|(?<!\w)from now on(?!\w)|(?<!\w)going forward(?!\w)|(?<!\w)(?:always|never) (?:reply|answer|respond|write|use|call|send|format|put|add|ask)(?!\w)|(?<!\w)don'?t (?:ever )?use(?!\w)/ },
   { id: 'pref-zh', type: 'PREF', re: /我(?:很|比较|更|最|一直|通常|也)?(?:喜欢|偏好|偏爱|讨厌|不喜欢|爱用|习惯|受不了)|^以后|以后(?:都|请|一律|统一)|今后|不许|不要用|别用|不要再|我(?:再也)?不(?:想|打算|准备)再|叫我|请(?:总是|一直|不要|别|用)|回复(?:请)?用|我的习惯/ },
+  // a rule of style for the agent's answers ("回答尽量简短，先给结论再解释", "answer briefly,
+  // conclusion first", "no emojis"): how to answer is a preference, said without "I prefer"
+  { id: 'style-en', type: 'PREF', re: /(?<!\w)(?:(?:answer|reply|respond|write)(?: me)? (?:briefly|concisely|tersely|in (?:short|brief|english|chinese|mandarin|japanese|bullet points|bullets|one line|plain (?:english|language|text)))|(?:keep|make) (?:your |the |all )?(?:answers?|repl(?:y|ies)|responses?|messages?) (?:short|brief|concise|terse|to the point)|(?:conclusion|bottom line|tl;?dr|summary) first(?= *(?:[,.;!]|$|then |and then |please))|(?:give|put|lead with|start with) (?:me )?the (?:conclusion|answer|bottom line) first|(?:no|without|skip the) emojis?|be (?:brief|concise|terse)(?: (?:in|with) (?:your )?(?:answers?|replies))?)(?!\w)/, needs: /answer|repl|respond|write|keep|make|first|emoji|brief|concise|terse/i },
+  { id: 'style-zh', type: 'PREF', re: /(?:回答|回复|答复|说话|解释|输出|写)(?:时|的时候)?[，,]?(?:请|要|都|尽量|尽可能|最好|务必)*(?:简短|简洁|精简|简明|简单点|短一?点|短一些|直接点?|详细点?|口语化)|先(?:给|说|讲|写|放)(?:出)?结论|结论(?:先行|放(?:在)?前面|写在前面)|(?:别|不要|不用|少用|避免)(?:用|加|带|发)?(?:表情|emoji)|(?:用|以)(?:中文|英文|英语|简体中文|简体|繁体中文|繁体|日语|日文)(?:回答|回复|交流|答复|写)|(?:不要|别)(?:太)?(?:啰嗦|长篇大论|废话)|少(?:说)?废话/, needs: /回答|回复|答复|说话|解释|输出|写|结论|表情|emoji|中文|英文|英语|简体|繁体|日语|日文|啰嗦|长篇大论|废话/ },
   // deadlines and dated events
   { id: 'deadline-en', type: 'EVENT', re: /(?<!\w)(?:deadline|due(?! to(?!\w)| diligence(?!\w))|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of|end of|eod|eow|\d{4}-\d{2}-\d{2})|before (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the end of|\d{4}-\d{2}-\d{2})|(?:meeting|demo|launch|release|call|interview|review|flight|appointment|standup|offsite|workshop) (?:is |was )?(?:on|at|moved to|rescheduled to|set for)|scheduled (?:for|on)|moved to (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|tomorrow|\d{4}-\d{2}-\d{2}))(?!\w)/ },
   { id: 'deadline-zh', type: 'EVENT', re: /截止|之前(?:要|必须|得)?(?:交|完成|上线|发|提交|搞定|给)|前(?:交|完成|上线|提交|搞定)|(?:下|本|这)(?:个)?(?:周|星期)[一二三四五六日天].{0,12}(?:之前|前|开会|上线|发布|见面|到期|截止|演示)|(?:明天|后天|月底|周[一二三四五六日天]).{0,10}(?:之前|前|开会|上线|发布|见面|到期|截止|演示|面试)|(?:会议|演示|上线|发布|面试|航班|评审会?|例会|周会|开会)(?:定在|改到|改在|安排在|挪到|在|是)/ },
@@ -230,6 +235,13 @@ const RULES: TypeRule[] = [
   // tools, versions, hosts, ports
   { id: 'tech-en', type: 'TECH', re: /(?<!\w)(?:v?\d+\.\d+(?:\.\d+)?|port \d{2,5}|(?:runs|running|deployed|hosted|installed|upgraded|migrated|moved(?! to (?:(?:next|this|every) )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)) (?:on|to|in|at)|we use|we're using|we are using|uses \w+ for|the (?:server|host|database|db|cluster|bucket|repo|endpoint|api) (?:is|lives|runs))(?!\w)|(?<!\w)version \S+\b/ },
   { id: 'tech-zh', type: 'TECH', re: /端口|版本|升级到|迁移到|部署(?:在|到)|服务器|集群|数据库(?:是|用|在)|配置(?:在|成|为)|我们用|用的是|跑在|(?:都|一律|全部?)用\s?[A-Za-z]/ },
+  // a fact changed to a new value ("钢琴课又改了，改到周日下午", "备份保留天数改成 30 天", "backup
+  // retention bumped to 30 days"): a change of a time is an event, of anything else a decision;
+  // capture supersedes the entry it changes (change.ts, capture.ts), which also gives it that entry's type
+  { id: 'change-event-zh', type: 'EVENT', re: CHANGE_ZH, needs: (t) => changeOf(t)?.kind === 'time' },
+  { id: 'change-zh', type: 'DECISION', re: CHANGE_ZH, needs: (t) => changeOf(t) !== undefined },
+  { id: 'change-event-en', type: 'EVENT', re: / to /, needs: (t) => t.includes(' to ') && changeOf(t)?.kind === 'time' },
+  { id: 'change-en', type: 'DECISION', re: / to /, needs: (t) => t.includes(' to ') && changeOf(t) !== undefined },
   // an explicit "remember": kept whatever it is
   { id: 'remember-en', type: 'PROJ', re: /(?<!\w)(?:remember (?:that|this)|note (?:that|this)|keep in mind|for the record|fyi)(?!\w)|(?<!\w)remember :(?=\w)/ },
   { id: 'remember-zh', type: 'PROJ', re: /(?:^|[，,]|请|要|帮我)记住(?![了的过])|记一下|帮我记|备注一下|注意(?:一下)?[:：]/ },
@@ -250,6 +262,6 @@ const RULES: TypeRule[] = [
 ];
 
 /** The rules written case-insensitive (lower case, matched against caseless(text)). */
-const CASELESS = new Set(['lesson-en', 'decision-en', 'decision-move-en', 'decision-start-en', 'pref-en', 'deadline-en', 'event-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
+const CASELESS = new Set(['lesson-en', 'decision-en', 'decision-move-en', 'decision-start-en', 'pref-en', 'style-en', 'deadline-en', 'event-en', 'blocker-en', 'tech-en', 'remember-en', 'date-en']);
 
 export const TYPE_RULES: TypeRule[] = RULES.map((r) => ({ ...r, script: r.id.endsWith('-zh') ? 'zh' : r.id.endsWith('-en') ? 'en' : undefined, ...(CASELESS.has(r.id) ? { caseless: true } : {}) }));

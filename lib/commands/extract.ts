@@ -62,11 +62,12 @@ export const command: CommandSpec = {
   name: 'extract',
   summary: 'propose typed memories from conversation text (keyword rules, English and Chinese); --apply writes them',
   usage: ['extract [--auto] TEXT [--apply] [--explain]', 'extract --file F [--apply]', 'extract --messages F|- [--roles user,assistant] [--apply]', 'extract --validate F [--apply]'],
-  description: `Finds preferences and standing instructions (PREF), decisions (DECISION), lessons and
+  description: `Finds preferences, standing instructions and rules of answer style (PREF), decisions (DECISION), lessons and
 corrections (LESSON), deadlines and dated events (EVENT), people, their roles and what a named person prefers (PEOPLE), tools, versions,
-hosts and ports (TECH), blockers and "remember that…" (PROJ), in English and Chinese, by keyword
+hosts and ports (TECH), blockers and "remember that…" (PROJ), and a fact changed to a new value
+("改到周日下午", "改成 30 天", "moved to Sunday", "bumped to 30 days"), in English and Chinese, by keyword
 rules (lib/capture/rules.ts): "I prefer", "let's go with", "we decided", "from now on", "never
-again", "不要用", "以后", "决定", "下周五之前", "负责", …. Each proposal has its type, its text with
+again", "answer briefly", "不要用", "以后", "决定", "下周五之前", "负责", "先给结论", …. Each proposal has its type, its text with
 relative dates made absolute ("next Friday (2026-05-22)"), tags from TAGS.md only, its
 canonical home and the rule that fired. Relative dates are read against the clock: for a note
 written on another day, give --now that day (review and consolidate do so for the notes they read).
@@ -81,7 +82,9 @@ after it. What is left out for privacy is reported by position only, never echoe
 same type already says (similarity ≥ 0.85) refreshes that entry instead of adding a line; one that
 contradicts a live entry (the same thing with another value, "port 8080" → "port 8081", or the
 opposite, "deploys on Fridays" → "never deploy on Fridays") is added and the old entry superseded by
-it (struck through, linked); the rest become typed entries of today's log, in one crash-safe write.
+it (struck through, linked); so is a change ("钢琴课又改了，改到周日下午"): the live typed entry that
+names what changed and holds a value of the same kind (a time, a number) is superseded, and the
+new entry takes its type; the rest become typed entries of today's log, in one crash-safe write.
 Without --apply nothing is written.
 --messages takes [{role, content}] (user turns by default; --roles user,assistant).
 --validate F checks what an agent extracted with a model (templates/extract.md: a JSON list of

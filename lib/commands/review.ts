@@ -15,8 +15,8 @@ memory/procedural/lessons-learned.md, each fact once in its home (deduplicated b
 text); archives episodic days past their TTL; adds the week's open items (closure "Open:"
 lines) to MEMORY.md's "Open questions" (at most 5, within MEMORY.md's budget) and refreshes
 its "Last reviewed:" line; rotates a stale working buffer; writes memory/reviews/YYYY-Www.md
-with health, stale notes and sublimation suggestions (3+ related lesson or preference entries →
-a proposed knowledge/ playbook). When nothing meaningful changed it says "No meaningful
+with health, stale notes and sublimation suggestions (3+ lesson or preference entries sharing a
+tag or a topic word, a word of 5+ letters or a Chinese word, → a proposed knowledge/ playbook). When nothing meaningful changed it says "No meaningful
 changes" and writes nothing. A file a person edits during the review keeps their edit (the
 review re-reads and redoes its change).
 Free-form notes (paragraphs, untyped bullets and an outliner's nested bullets a person or

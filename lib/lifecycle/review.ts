@@ -11,8 +11,9 @@
  *      most 5 open there, within MEMORY.md's line budget) and refreshes its `Last reviewed:` line;
  *   4. rotates a stale working buffer (last write more than a day ago) into the episodic log;
  *   5. writes memory/reviews/YYYY-Www.md with all of the above, health, stale notes and
- *      sublimation suggestions (3+ lessons/preferences sharing a tag, or a topic word of 5+
- *      letters, → a proposed knowledge/ playbook; never merged automatically).
+ *      sublimation suggestions (3+ lessons/preferences sharing a tag, or a topic word: 5+
+ *      letters, or a Chinese word of 2+ characters; → a proposed knowledge/ playbook; never
+ *      merged automatically).
  * When none of 1–4 has anything to do, it says "No meaningful changes" and writes nothing.
  */
 import { lineCount } from '../format/lines.js';
@@ -20,11 +21,13 @@ import { addDays, daysBetween, isoWeek } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { CANONICAL_HOME, formatEntryLine, parseEntries, type Entry } from '../format/entry.js';
+import { toSimplified } from '../format/han.js';
 import { classify, OPEN_SECTION_RE, PATHS } from '../format/layout.js';
 import { extract } from '../capture/extract.js';
 import { planArchive } from './archive.js';
 import { applyPlanned, cite, entriesOf, readingDays, normalizeText, plural, read, sectionLines, sourcesLive, today, type Op, type SourcedEntry } from './common.js';
 import { memoryBudget } from './memory-index.js';
+import { chineseKeywords } from './topics.js';
 import { CHECKBOX, freeFormEntries, sentenceLine, titleOf } from './pipeline.js';
 
 export const MAX_OPEN_QUESTIONS = 5;
@@ -187,14 +190,53 @@ function updateMemoryIndex(text: string, items: string[], stamp: string, budget:
 /** Content words shared by 3+ lessons/preferences that carry no common tag also suggest a merge (seed 001: "related"). */
 const TOPIC_STOP = new Set(['always', 'never', 'should', 'would', 'could', 'before', 'after', 'every', 'using', 'their', 'there', 'about', 'which', 'other', 'prefer', 'prefers', 'instead']);
 
+const HAN_RUN = /[\u3400-\u9fff]+/g;
+
+/**
+ * An entry's topic words: words of 5+ letters (a plural as its singular), and Chinese words of 2+
+ * characters as the search tokenizer cuts them (topics.ts chineseKeywords): a Chinese clause is no
+ * word, and would never repeat.
+ */
 function topicWords(text: string): Set<string> {
   const plain = text.toLowerCase().replace(/(?:^|\s)#[\p{L}][\p{L}\p{N}_/-]*/gu, ' ').replace(/\^[a-z0-9-]+/g, ' ');
   const out = new Set<string>();
-  for (const m of plain.matchAll(/[\p{L}][\p{L}\p{N}-]*/gu)) {
+  for (const m of plain.replace(HAN_RUN, ' ').matchAll(/[\p{L}][\p{L}\p{N}-]*/gu)) {
     const w = m[0].length > 4 ? m[0].replace(/s$/, '') : m[0];
     if ([...w].length >= 5 && !TOPIC_STOP.has(w)) out.add(w);
   }
+  for (const w of chineseKeywords(plain)) out.add(w);
   return out;
+}
+
+/** The characters a Chinese word may grow by: not a function word's (的, 了, 要 …), which would join it to the clause around it. */
+const NO_GROW = new Set([...'的了是在和就都而及与着或也很吗呢吧啊么把被让给从向对于以但还又再个些我你他她它有会要能上下中里后前时不没先别请用']);
+const MAX_GROWN = 6;
+
+/**
+ * A Chinese topic word grown to the whole word its entries write: the segmenter may cut a word
+ * (数据库 → 数据 + 库); when every entry of the group has the same character right after (or
+ * before) the word, it belongs to it. Words of other scripts are returned as they are.
+ */
+function grown(word: string, texts: string[]): string {
+  if (!/^[\u3400-\u9fff]+$/.test(word)) return word;
+  const folded = texts.map((t) => toSimplified(t));
+  const sharedNext = (w: string, side: 1 | -1): string | undefined => {
+    let common: Set<string> | undefined;
+    for (const t of folded) {
+      const here = new Set<string>();
+      for (let i = t.indexOf(w); i >= 0; i = t.indexOf(w, i + 1)) {
+        const c = side === 1 ? t[i + w.length] : t[i - 1];
+        if (c && /[\u3400-\u9fff]/.test(c) && !NO_GROW.has(c)) here.add(c);
+      }
+      common = common ? new Set([...common].filter((c) => here.has(c))) : here;
+      if (!common.size) return undefined;
+    }
+    return common && common.size === 1 ? [...common][0] : undefined;
+  };
+  let w = word;
+  for (let c = sharedNext(w, 1); c && w.length < MAX_GROWN; c = sharedNext(w, 1)) w += c;
+  for (let c = sharedNext(w, -1); c && w.length < MAX_GROWN; c = sharedNext(w, -1)) w = c + w;
+  return w;
 }
 
 function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'] {
@@ -220,10 +262,11 @@ function sublimation(ctx: Ctx, week: SourcedEntry[]): ReviewResult['sublimation'
   // a topic word adds a suggestion only for a group no tag suggestion already covers
   const covered = out.map((s) => new Set(s.sources));
   const words = [...byWord.entries()].filter(([, l]) => l.length >= 3).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
-  for (const [w, l] of words) {
+  for (const [word, l] of words) {
     const src = l.map(cite);
     if (covered.some((c) => src.every((x) => c.has(x)))) continue;
     covered.push(new Set(src));
+    const w = grown(word, l.map((e) => e.text));
     out.push({ tag: w, kind: 'word', count: l.length, sources: src, target: `${PATHS.knowledge}/${w}-playbook.md` });
     if (out.length >= 8) break;
   }

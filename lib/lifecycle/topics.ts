@@ -73,10 +73,14 @@ const TOPIC_STOP = new Set([
 export function keywordsOf(text: string): Set<string> {
   const plain = withoutCitation(text);
   const out = new Set(contentWords(plain, EN_STOP).filter((w) => !/[\u3400-\u9fff]/.test(w) && !TOPIC_STOP.has(w)));
-  if (/[\u3400-\u9fff]/.test(plain)) {
-    for (const t of tokenize(plain.replace(/[A-Za-z0-9_]+/g, ' '))) if (/^[\u3400-\u9fff]{2,}$/.test(t) && !CJK_STOP.has(t) && !TOPIC_STOP.has(t)) out.add(t);
-  }
+  for (const t of chineseKeywords(plain)) out.add(t);
   return out;
+}
+
+/** The Chinese words (2+ characters) of a text that can name a topic: the search tokenizer's words (folded to simplified), stop words and TOPIC_STOP out. */
+export function chineseKeywords(text: string): string[] {
+  if (!/[\u3400-\u9fff]/.test(text)) return [];
+  return tokenize(text.replace(/[A-Za-z0-9_]+/g, ' ')).filter((t) => /^[\u3400-\u9fff]{2,}$/.test(t) && !CJK_STOP.has(t) && !TOPIC_STOP.has(t));
 }
 
 /** A day's closure block (Updated / Decisions / Signal / Open) summarizes its entries: not an entry of a topic. */

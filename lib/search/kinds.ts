@@ -5,13 +5,17 @@
  * naming a kind also searches its members, each at KIND_WEIGHT of the kind word's weight (never
  * more than the member's own), so a line that names a member counts about as half a match of the
  * word asked. Curated by hand from general knowledge for the things memories are made of (sports,
- * pets, instruments, games, food, places, family, hobbies, events, exercise, languages, drinks, clothes),
+ * pets, instruments, games, food, places, family, hobbies, events, exercise, languages, drinks, clothes,
+ * and titled works: books, films, songs named in 《》),
  * English and Chinese; not fitted to a benchmark (a kind of jobs and careers was measured and left
  * out: a question about a career is answered by the field, "counseling", more than by a title; so
  * was a kind of charitable causes, which also took "what causes the crash" for a list of causes). A kind is a list of names (the words a question uses for it) and a list of members,
- * each a word or a phrase in either language. Add a kind here (and a test) to extend it.
+ * each a word or a phrase in either language. A Chinese member is searched as the tokenizer's words
+ * for it, never as a single character cut off it (小号 → 小 + 号 searches neither). Add a kind here (and a test) to extend it.
  */
+import { toSimplified } from '../format/han.js';
 import { holds } from './equivalents.js';
+import { TITLE_TERM } from './tokenize.js';
 
 export const KIND_WEIGHT = 0.5;
 
@@ -21,7 +25,7 @@ const SPORTS = ['basketball', 'football', 'soccer', 'baseball', 'softball', 'ten
 const MARTIAL = ['karate', 'judo', 'taekwondo', 'kung fu', 'kickboxing', 'boxing', 'jiu-jitsu', 'jiu jitsu', 'aikido', 'muay thai', 'tai chi', 'wing chun', 'mma', 'krav maga', '武术', '功夫', '跆拳道', '空手道', '柔道', '太极', '咏春', '拳击', '散打'];
 const ANIMALS = ['dog', 'puppy', 'cat', 'kitten', 'turtle', 'tortoise', 'fish', 'goldfish', 'hamster', 'rabbit', 'bunny', 'bird', 'parrot', 'guinea pig', 'snake', 'lizard', 'gecko', 'horse', 'pony', 'ferret', 'chicken', '狗', '小狗', '猫', '小猫', '乌龟', '鱼', '金鱼', '仓鼠', '兔子', '鸟', '鹦鹉', '蛇', '蜥蜴', '马'];
 const INSTRUMENTS = ['piano', 'keyboard', 'guitar', 'violin', 'viola', 'cello', 'bass', 'drums', 'drum', 'flute', 'clarinet', 'oboe', 'saxophone', 'trumpet', 'trombone', 'ukulele', 'harp', 'harmonica', 'banjo', 'accordion', '钢琴', '吉他', '小提琴', '大提琴', '贝斯', '鼓', '架子鼓', '长笛', '单簧管', '萨克斯', '小号', '尤克里里', '二胡', '古筝', '琵琶'];
-const GAMES = ['chess', 'checkers', 'poker', 'catan', 'monopoly', 'scrabble', 'sudoku', 'crossword', 'mahjong', 'go', 'cards', 'puzzle', 'puzzles', 'minecraft', 'fortnite', 'zelda', 'mario', 'pokemon', 'nintendo', 'playstation', 'xbox', 'switch', 'console', 'pc', '象棋', '围棋', '国际象棋', '扑克', '麻将', '桌游', '拼图', '游戏机'];
+const GAMES = [TITLE_TERM, 'chess', 'checkers', 'poker', 'catan', 'monopoly', 'scrabble', 'sudoku', 'crossword', 'mahjong', 'go', 'cards', 'puzzle', 'puzzles', 'minecraft', 'fortnite', 'zelda', 'mario', 'pokemon', 'nintendo', 'playstation', 'xbox', 'switch', 'console', 'pc', '象棋', '围棋', '国际象棋', '扑克', '麻将', '桌游', '拼图', '游戏机'];
 const DESSERTS = ['cake', 'cupcake', 'cupcakes', 'cookie', 'cookies', 'pie', 'tart', 'brownie', 'brownies', 'ice cream', 'gelato', 'pudding', 'mousse', 'cheesecake', 'muffin', 'muffins', 'donut', 'pastry', 'chocolate', 'parfait', 'sorbet', '蛋糕', '饼干', '冰淇淋', '布丁', '甜点', '巧克力', '派'];
 const DISHES = ['pasta', 'pizza', 'soup', 'salad', 'curry', 'stew', 'sandwich', 'burger', 'tacos', 'sushi', 'noodles', 'dumplings', 'bread', 'chili', 'roast', 'steak', 'stir-fry', '面条', '饺子', '包子', '火锅', '汤', '炒饭', '披萨', '寿司', '面包'];
 const ARTS = ['painting', 'drawing', 'sketching', 'sculpture', 'pottery', 'ceramics', 'photography', 'calligraphy', 'watercolor', 'watercolour', 'oil painting', 'abstract', 'portrait', 'collage', 'knitting', 'crochet', 'embroidery', 'origami', 'poetry', 'dance', 'dancing', 'music', 'theater', 'theatre', '画画', '绘画', '油画', '水彩', '素描', '雕塑', '陶艺', '摄影', '书法', '舞蹈', '诗'];
@@ -63,6 +67,9 @@ export const KINDS: Kind[] = [
   { names: ['drink', 'drinks', 'beverage', 'beverages', '饮料', '喝的'], members: DRINKS },
   { names: ['clothes', 'clothing', 'outfit', 'outfits', 'accessories', '衣服', '穿搭'], members: CLOTHES },
   { names: ['music', 'kind of music', 'type of music', '音乐'], members: MUSIC },
+  // a work named in Chinese title marks (《三体》, 〈…〉): the tokenizer gives each title the term 《》
+  // (tokenize.ts TITLE_TERM). Not "book" alone (book a flight), "show" (show me) or 书 alone (证书, 秘书, 说明书)
+  { names: ['books', 'a book', 'the book', 'what book', 'which book', 'this book', 'that book', 'novel', 'novels', 'film', 'films', 'movie', 'movies', 'tv show', 'tv shows', 'tv series', 'documentary', 'documentaries', 'article', 'articles', 'album', 'albums', 'song', 'songs', '什么书', '本书', '看书', '读书', '书名', '小说', '电影', '影片', '电视剧', '美剧', '韩剧', '日剧', '纪录片', '文章', '专辑', '什么歌', '首歌', '歌名'], members: [TITLE_TERM] },
 ];
 
 const HAN = /[\u3400-\u9fff]/;
@@ -73,7 +80,7 @@ const NAMES: [string, Kind[]][] = (() => {
   return [...m].sort((a, b) => b[0].length - a[0].length);
 })();
 
-/** A kind's members as tokens (a phrase by its last word), Latin then (when wanted) Chinese: one tokenize call for each, kept for the process. */
+/** A kind's members as tokens (a phrase by its last word), Latin then (when wanted) Chinese, made once for the process. */
 const tokenCache = new Map<Kind, { latin: string[]; han?: string[] }>();
 function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () => boolean): string[] {
   let c = tokenCache.get(k);
@@ -81,7 +88,9 @@ function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () =>
   // name ("table tennis" → tennis, "new york" → york): its other words ("table", "new") name other things
   if (!c) tokenCache.set(k, (c = { latin: tokenize(k.members.filter((m) => !HAN.test(m)).map((m) => m.split(/\s+/).pop()!).join(' , ')) }));
   if (!chinese()) return c.latin;
-  c.han ??= tokenize(k.members.filter((m) => HAN.test(m)).join('，'));
+  // a Chinese member is searched as its words, never as a single character the segmenter cut off
+  // it (小号 → 小 + 号 would find every 小 and every 号: 两大一小, 15 号); a one-character member (猫) is its own word
+  c.han ??= [...new Set(k.members.filter((m) => HAN.test(m)).flatMap((m) => tokenize(m).filter((t) => t === m || t.length >= 2)))];
   return [...c.latin, ...c.han];
 }
 
@@ -95,7 +104,7 @@ function memberTokens(k: Kind, tokenize: (s: string) => string[], chinese: () =>
  * (`known`): a member indexed nowhere finds nothing.
  */
 export function kindTerms(query: string, terms: string[], tokenize: (s: string) => string[], known: (term: string) => boolean): Map<string, { kind: string; name: string[] }> {
-  let text = query.toLowerCase();
+  let text = toSimplified(query.toLowerCase()); // 什麼樂器 names 乐器
   const have = new Set(terms);
   const out = new Map<string, { kind: string; name: string[] }>();
   let chinese: boolean | undefined = HAN.test(text) || undefined;

@@ -11,14 +11,17 @@
  *   ICU lacks the CJK dictionaries (small-icu builds) or MEMTIER_CJK=bigram, a run becomes
  *   overlapping character bigrams ("部署失败" → 部署 署失 失败). Single Han characters that
  *   stand alone are kept; CJK stop words dropped.
+ * - A finished action said the short way is read as the words it is written with (completion.ts:
+ *   升完 → 升级 完成, 部署完了 → 部署 完成), and a title mark 《 or 〈 adds the term 《》 (TITLE_TERM).
  * - Mixed script ("Docker 部署失败") is split into runs first, so each part gets its own rule.
  */
 import { toSimplified } from '../format/han.js';
 import stem from 'wink-porter2-stemmer';
+import { completionRoles, completionTerms, segmentTerms } from './completion.js';
 import { CJK_STOP, EN_STOP } from './stopwords.js';
 
 /** Bump when tokenization changes: the on-disk index is rebuilt on mismatch. */
-export const TOKENIZER_VERSION = 8;
+export const TOKENIZER_VERSION = 9;
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -81,17 +84,30 @@ function bigrams(run: string, emit: (t: string) => void): void {
 }
 
 function cjk(run: string, emit: (t: string) => void): void {
-  const mode = cjkMode();
-  if (mode === 'bigram') return bigrams(run, emit);
+  if (cjkMode() === 'bigram') {
+    bigrams(run, emit);
+    completionTerms(run, emit);
+    return;
+  }
+  const roles = completionRoles(run);
   const seg = segmenter(KANA.test(run) ? 'ja' : 'zh');
   for (const p of seg.segment(run)) {
     if (!p.isWordLike) continue;
     const w = p.segment;
     if (CJK_STOP.has(w)) continue;
     if (w.length <= 2 && HIRAGANA_ONLY.test(w)) continue; // particles and verb endings
-    emit(w);
+    if (roles) segmentTerms(w, p.index, roles, emit);
+    else emit(w);
   }
 }
+
+/**
+ * The term of a title mark: a work named in 《…》 or 〈…〉 (Chinese title marks: books, films, songs,
+ * articles, games) gives this term once per title, so a question about a book finds the line that
+ * names one (kinds.ts). 「…」 and 『…』 are quotation marks in traditional Chinese and Japanese: no title.
+ */
+export const TITLE_TERM = '《》';
+const TITLE_OPEN = /[《〈]/g;
 
 /**
  * Unicode case folding: NFKC (full-width → ASCII, ligatures), lower case, traditional Chinese
@@ -260,6 +276,7 @@ export function tokenizeInto(text: string, sink: TokenSink): void {
     if (!part) continue;
     if (parts.length > 1 && i % 2 === 1) { cjk(part, (t) => sink.term(t)); continue; }
     if (!NON_ASCII.test(part)) { asciiTokens(part, sink); continue; }
+    if (part.includes('《') || part.includes('〈')) for (let n = part.match(TITLE_OPEN)!.length; n > 0; n--) sink.term(TITLE_TERM);
     for (const m of part.matchAll(LATIN_TOKEN)) sink.latin(part, m.index, m.index + m[0].length);
   }
 }

@@ -115,6 +115,21 @@ describe('review', () => {
     expect(r.sublimation.filter((s) => s.kind === 'word' && s.sources.join() === m!.sources.join())).toHaveLength(1);
   });
 
+  it('finds Chinese topic words as the tokenizer cuts them, grown to the whole word (3 lessons about 数据库), as it finds "database"', async () => {
+    const lessons = (lines: string[]): Record<string, string> => ({
+      ...week(),
+      'memory/procedural/lessons-learned.md': `---\ntags: [errors]\nlast_verified: 2026-05-10\n---\n# Lessons learned\n${lines.map((l, i) => `- 2026-05-0${i + 2} 09:00 [LESSON] ${l} ^topic00${i}`).join('\n')}\n`,
+    });
+    const zh = await runReview(testCtx(root0(lessons(['数据库迁移前一定要先做全量备份', '改数据库索引要挑业务低峰期', '线上数据库的连接数别设得太大']))), { health: HEALTH });
+    expect(zh.sublimation.find((s) => s.kind === 'word')).toMatchObject({ tag: '数据库', count: 3, target: 'knowledge/数据库-playbook.md' });
+    const tw = await runReview(testCtx(root0(lessons(['數據庫遷移前一定要先做全量備份', '改數據庫索引要挑業務低峰期', '線上數據庫的連接數別設得太大']))), { health: HEALTH });
+    expect(tw.sublimation.find((s) => s.kind === 'word')).toMatchObject({ tag: '数据库', count: 3 });
+    const en = await runReview(testCtx(root0(lessons(['take a full backup before a database migration', 'change database indexes off-peak', 'keep the production database connection limit low']))), { health: HEALTH });
+    expect(en.sublimation.find((s) => s.kind === 'word')).toMatchObject({ tag: 'database', count: 3 });
+    // a word only one lesson says is no topic, and a clause is no word
+    expect(zh.sublimation.filter((s) => s.kind === 'word').map((s) => s.tag)).toEqual(['数据库']);
+  });
+
   it('--week, --dry-run and --json through the CLI; a bad week is a usage error', async () => {
     expect(weekRange('2026-W20')).toEqual({ from: '2026-05-11', to: '2026-05-17' });
     const root = tmpTree(week());

@@ -41,6 +41,51 @@ describe('kinds', () => {
     expect(r[0].explain.kind).toContain('宠物:猫');
   });
 
+  it('a member is searched as words, never as a character the segmenter cut off it: 小号 does not find every 小 and 号 (两大一小, 15 号)', async () => {
+    // the piano lesson names an instrument; 两大一小 (two adults, one child) and 15 号 (the 15th)
+    // hold the pieces of 小号 (trumpet), which ICU cuts into 小 + 号: they are no answer
+    const root = await memory([
+      '五一去千岛湖，订了一间两大一小的家庭房',
+      '房租每月 15 号交，别忘了',
+      '每周六上午去少年宫上钢琴课，老师姓王',
+    ]);
+    for (const q of ['我在学什么乐器', '我在學什麼樂器']) {
+      const r = await search(root, q);
+      expect(r[0].id, q).toBe('kind0002');
+      expect(r[0].explain.kind, q).toBe('乐器:钢琴');
+      expect(r.filter((x) => x.explain.kind).map((x) => x.id), q).toEqual(['kind0002']);
+    }
+    const t = kindTerms('我在学什么乐器', queryTokens('我在学什么乐器'), queryTokens, () => true);
+    expect(t.has('钢琴') && t.has('小提琴')).toBe(true);
+    for (const piece of ['小', '号', '贝', '斯', '萨']) expect(t.has(piece), piece).toBe(false);
+    expect(t.has('鼓')).toBe(true); // a one-character member is a word of its own
+    // the English side names whole words as it did
+    const en = kindTerms('what instruments does she play', queryTokens('what instruments does she play'), queryTokens, () => true);
+    expect(en.has('piano') && en.has('trumpet')).toBe(true);
+  });
+
+  it('a question about a book, film or song finds the line that names a work in 《》', async () => {
+    const root = await memory([
+      '证书下个月过期，记得续',
+      '最近在读《三体》，第二部比第一部好看',
+      '帮同事看了一下他的简历',
+      '周末去书店买了两本杂志',
+    ]);
+    for (const q of ['我在看什么书', '我在看什麼書', 'what book am I reading', '我在追什么电视剧']) {
+      const r = await search(root, q);
+      expect(r[0].id, q).toBe('kind0001');
+      expect(r[0].explain.kind, q).toMatch(/:《》$/);
+    }
+    // a question that only says a word with 书 in it (证书), or "book" the verb, is about no title
+    const cert = await search(root, '证书什么时候过期');
+    expect(cert[0].id).toBe('kind0000');
+    expect(cert.every((x) => !x.explain.kind)).toBe(true);
+    for (const q of ['book a table for Friday', '证书什么时候过期', '秘书的电话']) expect(kindTerms(q, queryTokens(q), queryTokens, () => true).size, q).toBe(0);
+    // the title mark is a term of its own (tokenize.ts TITLE_TERM), once per title; 「」 quotes are no title
+    expect(queryTokens('最近在读《三体》和〈背影〉')).toContain('《》');
+    expect(queryTokens('他说「好」')).not.toContain('《》');
+  });
+
   it('takes the longest name (martial arts is not art), only members the memory holds, none already asked', () => {
     const all = new Set(['karat', 'taekwondo', 'paint', 'john']);
     const t = kindTerms('what martial arts has John done', queryTokens('what martial arts has John done'), queryTokens, (x) => all.has(x));
