@@ -17,6 +17,34 @@ function memory(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 describe('palace', () => {
+  it('keeps only the newest 90 days of a long log (counted whole), whatever order the files come in', () => {
+    // 300 days of episodic logs, 100 older ones in the archive, a person's dated notes: listed in
+    // path order, archive first, so the newest days come last and older ones after them
+    const files: Record<string, string> = { 'MEMORY.md': '# Memory\n', 'TAGS.md': TAGS };
+    const day = (i: number): string => new Date(Date.UTC(2025, 0, 1) + i * 86400000).toISOString().slice(0, 10);
+    for (let i = 0; i < 400; i++) {
+      const d = day(i);
+      const id = `x${String(i).padStart(5, '0')}a`;
+      const rel = i < 100 ? `memory/archive/${d.slice(0, 4)}/${d.slice(5, 7)}/${d}.md` : `memory/episodic/${d}.md`;
+      files[rel] = `# ${d}\n- 09:00 [EVENT] standup number ${i} ^${id}\n- 10:00 [EVENT] lunch number ${i}\n`;
+    }
+    // a dated note holding the newest day's entry by id again: counted once, shown from the log
+    files[`memory/Daily/${day(399)}.md`] = `# Daily\n\n- 09:00 [EVENT] standup number 399 ^x00399a\n`;
+    // a dated note on a day of its own, newer than every log
+    files[`memory/Daily/${day(400)}.md`] = '# Daily\n\nWrote the yearly plan.\n';
+    const root = tmpTree(files);
+    runPalace(testCtx(root));
+    const tl = readTree(root)['memory/palace/timeline.md']!;
+    expect(tl).toContain(`801 entries on 401 days, newest first.`);
+    const shown = [...tl.matchAll(/^## (\d{4}-\d{2}-\d{2})$/gm)].map((m) => m[1]);
+    expect(shown).toEqual(Array.from({ length: 90 }, (_, k) => day(400 - k)));
+    expect(tl).toContain('311 older days not shown');
+    expect(tl.match(/standup number 399/g)).toHaveLength(2); // the mermaid line and the day's
+    expect(tl).toContain(`[memory/episodic/${day(399)}.md#^x00399a]`);
+    expect(tl).not.toContain('Daily/' + day(399));
+    expect(tl).toContain('Wrote the yearly plan.');
+  });
+
   it("shows a person's daily notes (memory/Daily/DATE.md) on the timeline and their tagged notes under Notes by tag", () => {
     const root = tmpTree(memory({
       'memory/Daily/2026-05-14.md': '# Thursday\n\nMet Priya about the redesign; decided to go with Astro.\n',
