@@ -149,6 +149,9 @@ describe('benign look-alikes of the new rules give no finding', () => {
     'ghp_ marks GitHub tokens, AKIA marks AWS key ids, sk-learn-model-selection-notes',
     'see ghp_ docs for details and npm_config-cache-dir-for-the-build',
     'eyJ marks a JWT . eyJ starts its payload . then a signature',
+    // a link names where a secret lives (palace lists notes tagged #token so)
+    '- #token: [memory/semantic/note-1029.md](../semantic/note-1029.md), [memory/semantic/auth.md](../semantic/auth.md)',
+    'API token: [in the vault](https://vault.example.com/ui/secret/deploy), password: [[Passwords#staging]]',
   ])('%s', (text) => {
     expect(scanSecrets(text)).toEqual([]);
   });

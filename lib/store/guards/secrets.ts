@@ -177,6 +177,9 @@ const PLACEHOLDER = /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{
 function valueIsSecretLike(value: string, sep: string): boolean {
   if (PLACEHOLDER.test(value)) return false;
   if (/^\d{1,9}$/.test(value)) return false; // "max_token=4096", "token: 5"
+  // a link says where something is, not what it is: "API token: [see vault](https://vault/x)",
+  // palace's "- #token: [memory/semantic/auth.md](../semantic/auth.md)" (a tag named token)
+  if (/^\[[^\]]*\]\(|^\[\[/.test(value)) return false;
   if (sep === '=') return value.length >= 4;
   return value.length >= 6 && /[^A-Za-z]/.test(value) && !/^[A-Za-z]+[.!?]$/.test(value);
 }
