@@ -35,7 +35,7 @@ import { applyPlanned, cite, entriesOf, plural, readingDays, read, sourcesLive, 
 import { extract } from '../capture/extract.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  activationFn, CHECKBOX, eachFileEntries, openTask, freeFormEntries, indexLine, indexSection, linkDest, linkLabel, managedLines, MEMORY_INDEX, removeLines, sentenceLine, SOURCE_KINDS, withoutCitation,
+  activationFn, CHECKBOX, eachFileEntries, own, openTask, freeFormEntries, indexLine, indexSection, linkDest, linkLabel, managedLines, MEMORY_INDEX, removeLines, sentenceLine, SOURCE_KINDS, withoutCitation,
   type MemEntry, type RecallRec,
 } from './pipeline.js';
 
@@ -169,7 +169,8 @@ function scanEntries(ctx: Ctx, date: string, today: string, act: (e: MemEntry) =
   const rankOf = (e: { path: string; kind: MemEntry['kind'] }): number => (HOME_FILES.has(e.path) ? 0 : FACT_KINDS.has(e.kind) ? 1 : e.kind === 'archive' ? 3 : 2);
   const byId = new Map<string, IdSource>();
   const cands: IndexCand[] = [];
-  eachFileEntries(ctx, SOURCE_KINDS, {}, (es, info) => {
+  // the files' texts are let go (keepText: false): the few this command reads again are read again
+  eachFileEntries(ctx, SOURCE_KINDS, { keepText: false }, (es, info) => {
     let day: DayStat | undefined;
     for (const e of es) {
       const live = !e.superseded;
@@ -195,7 +196,7 @@ function scanEntries(ctx: Ctx, date: string, today: string, act: (e: MemEntry) =
         const had = byId.get(e.id);
         if (!had || rankOf(e) < rankOf(had)) byId.set(e.id, { path: e.path, kind: e.kind, superseded: !live, act: v });
         if (live && FACT_KINDS.has(e.kind) && (history.get(e.id)?.count ?? 0) > 0 && v > RECONCILE_THRESHOLD) {
-          cands.push({ id: e.id, act: v, ...(e.type ? { type: e.type } : {}), text: e.text, path: e.path } as IndexCand);
+          cands.push({ id: e.id, act: v, ...(e.type ? { type: e.type } : {}), text: own(e.text), path: e.path } as IndexCand);
         }
       }
     }

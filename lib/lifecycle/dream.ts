@@ -45,7 +45,7 @@ import { similarPairs } from '../core/similarity-join.js';
 import { applyPlanned, cite, plural, read, type Op } from './common.js';
 import { addToSection, memoryBudget } from './memory-index.js';
 import {
-  appendLines, contentWords, eachFileEntries, factKey, historyKey, homeLine, idSet, indexLine, indexSection, MEMORY_INDEX,
+  appendLines, contentWords, eachFileEntries, factKey, historyKey, recalledKey, homeLine, idSet, indexLine, indexSection, MEMORY_INDEX,
   own, plainText, SOURCE_KINDS, titleOf, withoutCitation, type MemEntry, type RecallRec,
 } from './pipeline.js';
 
@@ -206,10 +206,9 @@ export function firstSimilar(sets: readonly Set<string>[], t: number): (number |
 }
 
 /** Is the entry staged: not superseded, not TEMP, in the log of the last `maxAgeDays` days or in the recall history? */
-function staged(e: MemEntry, from: string, history: Map<string, RecallRec>): string | undefined {
+function staged(e: MemEntry, from: string, recalled: (e: MemEntry) => string | undefined): string | undefined {
   if (e.superseded || e.type === 'TEMP' || e.kind === 'memory-index') return undefined;
-  const hk = historyKey(e);
-  return (LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from) || history.has(hk) ? hk : undefined;
+  return LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from ? historyKey(e) : recalled(e);
 }
 
 function poolEntry(e: MemEntry, hk: string): PoolEntry {
@@ -228,8 +227,9 @@ function poolEntry(e: MemEntry, hk: string): PoolEntry {
 export function stagingPool(ctx: Ctx, history: Map<string, RecallRec>, today: string, maxAgeDays: number): PoolEntry[] {
   const from = addDays(today, -maxAgeDays);
   const pool: PoolEntry[] = [];
+  const recalled = recalledKey(history);
   eachFileEntries(ctx, SOURCE_KINDS, { freeForm: true, keepText: false }, (es) => {
-    for (const e of es) { const hk = staged(e, from, history); if (hk !== undefined) pool.push(poolEntry(e, hk)); }
+    for (const e of es) { const hk = staged(e, from, recalled); if (hk !== undefined) pool.push(poolEntry(e, hk)); }
   });
   return pool;
 }
