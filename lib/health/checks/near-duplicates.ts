@@ -6,8 +6,13 @@ import { KeyWordIds, Vocab } from '../key-words.js';
 import { similarIdPairs } from '../../core/similarity-join.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
+import { addDays } from '../../core/clock.js';
 
-/** Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out. */
+/**
+ * Logs compared with each other. SESSION-STATE.md mirrors the buffer by design (the WAL writes both), so it is left out.
+ * A log entry is compared with those of its own day and the day before (logPairs): the same line
+ * on two days a week or a year apart is two events ("- gym with Ana at 7"), not a copy.
+ */
 const LOG_KINDS = new Set<MemFile['kind']>(['buffer', 'episodic', 'legacy-daily']);
 
 /** An entry compared: its file, the entry, its group, and its distinct words (`count` numbers from `start` in the pool). */
@@ -152,15 +157,80 @@ class PairsOf {
   }
 }
 
+/** Records per join in logPairs: a join's fixed costs (its vocabulary ranked, its arrays) shared by many days, its candidates still few. */
+const LOG_BLOCK = 4096;
+
+/**
+ * The pairs of log records (rs: their records, in input order) at similarity ≥ t whose days are
+ * the same or one apart (records of an undated log, the working buffer, count as the newest day).
+ * Days are joined in blocks of consecutive days (about LOG_BLOCK records, each block holding the
+ * day before its first too), each over the block's own words, and pairs further apart dropped.
+ * Comparing every log entry with every other was most of a first health run on years of daily logs
+ * (half a million entries) and found the same line on days years apart, which is no copy.
+ */
+export function logPairs(rs: number[], dayOf: (k: number) => string | undefined, ids: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number, block = LOG_BLOCK): [number, number, number][] {
+  const byDay = new Map<string, number[]>();
+  const undated: number[] = [];
+  let newest = '';
+  rs.forEach((k, i) => {
+    const d = dayOf(k);
+    if (d === undefined) { undated.push(i); return; }
+    if (d > newest) newest = d;
+    const l = byDay.get(d);
+    if (l) l.push(i); else byDay.set(d, [i]);
+  });
+  if (undated.length) byDay.set(newest, [...(byDay.get(newest) ?? []), ...undated].sort((x, y) => x - y));
+  const days = [...byDay.keys()].sort();
+  const dayNo = days.map((d) => Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10))) / 86_400_000);
+  const local = new Int32Array(vocab).fill(-1);
+  const out: [number, number, number][] = [];
+  for (let from = 0; from < days.length; ) {
+    let to = from;
+    for (let n = 0; to < days.length && (n === 0 || n + byDay.get(days[to]!)!.length <= block); to++) n += byDay.get(days[to]!)!.length;
+    // the block's days, with the day before its first (the previous block's last): pairs across the seam
+    const first = from;
+    const lo = first > 0 ? first - 1 : first;
+    const win: number[] = [];
+    const winDay: number[] = [];
+    for (let d = lo; d < to; d++) for (const i of byDay.get(days[d]!)!) { win.push(i); winDay.push(d); }
+    from = to;
+    if (win.length < 2) continue;
+    // the block's words renumbered from 0 (the join's arrays are as long as its vocabulary)
+    const seen: number[] = [];
+    const pool: number[] = [];
+    const st: number[] = [];
+    const ct: number[] = [];
+    for (const i of win) {
+      const k = rs[i]!;
+      st.push(pool.length);
+      ct.push(count[k]!);
+      for (let x = start[k]!, e = x + count[k]!; x < e; x++) {
+        const w = ids[x]!;
+        if (local[w]! < 0) { local[w] = seen.length; seen.push(w); }
+        pool.push(local[w]!);
+      }
+    }
+    for (const [a, b, jac] of similarIdPairs(Int32Array.from(pool), st, ct, seen.length, t)) {
+      const [da, db] = [winDay[a]!, winDay[b]!];
+      if (Math.abs(dayNo[da]! - dayNo[db]!) > 1) continue; // further apart than the day before
+      if (da < first && db < first) continue; // both of the seam day: the block before found them
+      const [i, j] = [win[a]!, win[b]!];
+      out.push(i < j ? [i, j, jac] : [j, i, jac]);
+    }
+    for (const w of seen) local[w] = -1;
+  }
+  return out.sort((x, y) => x[1] - y[1] || x[0] - y[0]);
+}
+
 /** Near-duplicate entries: the same fact or event written twice with small changes. */
 export const check: Check = {
   id: 'near-duplicates',
-  description: 'no two entries say nearly the same thing (word-set similarity ≥ 0.8), among facts and among logs',
+  description: 'no two entries say nearly the same thing (word-set similarity ≥ 0.8), among facts and among a day\'s and the day before\'s log entries',
   severity: 'warn',
   fixable: false,
   source: 'seed 003 dedup, seed 000',
   doc: {
-    trigger: 'two entries (facts with facts, log entries with log entries; not the same ^id) whose sets of words overlap by 80% or more and whose numbers agree (\"port 8080\" and \"port 8081\" are two values, not a duplicate); exact copies across fact files are reported by canonical-home instead',
+    trigger: 'two entries (facts with facts, log entries with log entries of the same day or the day before; not the same ^id) whose sets of words overlap by 80% or more and whose numbers agree (\"port 8080\" and \"port 8081\" are two values, not a duplicate); exact copies across fact files are reported by canonical-home instead',
     failing: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n- 16:40 [PREF] Ana prefers short status reports on Friday ^e5f6a7b8',
     fixed: '- 09:00 [PREF] Ana prefers short status reports on Fridays ^a1b2c3d4\n(the second one removed, or struck through: `memtier supersede`)',
     why: 'duplicates waste the recall budget and drift into contradictions when only one copy is corrected',
@@ -254,10 +324,10 @@ export const check: Check = {
     const counts = recCount.a;
     const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
       fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
-      log: rsOf.log.length ? similarIdPairs(ids, rsOf.log.map((k) => recStart.a[k]!), rsOf.log.map((k) => counts[k]!), vocab.size, t) : [],
+      log: rsOf.log.length ? logPairs(rsOf.log, (k) => fileOf(k).date, ids, recStart.a, counts, vocab.size, t) : [],
     });
     // the pairs, kept while no compared file changed, came or went (the join is most of the check)
-    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `${t}\0${inputs!.digest('base64')}` : undefined, () => new PairsOf(join(), rsOf, counts), (x) => {
+    const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `day-window\0${t}\0${inputs!.digest('base64')}` : undefined, () => new PairsOf(join(), rsOf, counts), (x) => {
       const p = revivePairs(x, { fact: rsOf.fact.map((k) => counts[k]!), log: rsOf.log.map((k) => counts[k]!) });
       return p ? new PairsOf(p, rsOf, counts) : undefined;
     }).pairs;
