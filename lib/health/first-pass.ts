@@ -17,6 +17,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { estimateTokens } from '../memory/tokens.js';
+import { fileProgress } from '../core/progress.js';
 import type { MemFile, PlainFile, Snapshot } from '../memory/snapshot.js';
 import { AUTO_WORKER_BYTES, AUTO_WORKER_FILES, machine, poolSize, workerUrl, type Host } from '../core/workers.js';
 import { localFindings, type Kept } from './reuse.js';
@@ -153,9 +154,14 @@ export interface PassOptions {
 export async function firstPass(checks: readonly Check[], snap: Snapshot, env: CheckEnv, kept: Kept | undefined, todo: MemFile[], o: PassOptions = {}): Promise<Kept> {
   const files = new Map(kept?.files);
   const one = filePass(checks, snap, env);
-  const note = async (f: MemFile): Promise<void> => { files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await one(f) }); };
+  // years of daily logs take seconds on a first run: said on a terminal (core/progress.ts)
+  const progress = fileProgress(env.ctx.log.progress, todo.length, { doing: 'checking memory', did: 'checked memory' }, env.ctx.env);
+  let through = 0;
+  /** With a worker: the files both threads have claimed. */
+  let claimed: Int32Array | undefined;
+  const note = async (f: MemFile): Promise<void> => { files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await one(f) }); progress.tick(claimed ? Math.min(Atomics.load(claimed, 0), todo.length) : ++through); };
   let onWorker = 0;
-  const result = (): Kept => { o.done?.({ files: todo.length, onWorker, early: o.early !== undefined }); return { files, checks: kept?.checks ?? new Map() }; };
+  const result = (): Kept => { progress.done(); o.done?.({ files: todo.length, onWorker, early: o.early !== undefined }); return { files, checks: kept?.checks ?? new Map() }; };
   let bytes = 0;
   for (const f of todo) bytes += f.size;
   const u = env.memo && todo.length > 1 && poolSize(env.ctx.env, 'MEMTIER_HEALTH_WORKERS', { files: todo.length, bytes }, o.host ?? machine) > 0 ? o.url ?? url() : undefined;
@@ -165,6 +171,7 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
     return result();
   }
   const { worker, ctl, answer } = started;
+  claimed = ctl;
   const n = todo.length;
   const init: PassInit = {
     root: snap.root,

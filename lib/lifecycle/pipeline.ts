@@ -23,6 +23,7 @@
  */
 import { addDays, localDate } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
+import { fileProgress } from '../core/progress.js';
 import { contentKey, extractTags, keyAnchor, type EntryType } from '../format/entry.js';
 import { fileUnits, titleProperties } from '../search/units.js';
 import { classify, listMemoryFiles, PATHS, type FileInfo } from '../format/layout.js';
@@ -131,7 +132,12 @@ export function sentenceLine(lines: string[] | undefined, from: number, sentence
 export function eachFileEntries(ctx: Ctx, kinds: Set<FileInfo['kind']>, opts: { freeForm?: boolean; keepText?: boolean }, visit: (entries: MemEntry[], info: FileInfo) => void): { skipped: string[] } {
   const skipped: string[] = [];
   const folders = new Set<string>();
-  for (const rel of listMemoryFiles(ctx.root)) {
+  const files = listMemoryFiles(ctx.root);
+  // a pass over years of daily logs takes seconds: said on a terminal (core/progress.ts)
+  const progress = fileProgress(ctx.log.progress, files.length, { doing: 'reading memory', did: 'read memory' }, ctx.env);
+  let seen = 0;
+  for (const rel of files) {
+    progress.tick(++seen);
     const info = classify(rel);
     if (!kinds.has(info.kind)) continue;
     let text: string | undefined;
@@ -142,6 +148,7 @@ export function eachFileEntries(ctx: Ctx, kinds: Set<FileInfo['kind']>, opts: { 
     const prose = opts.freeForm && (DAY_KINDS.has(info.kind) || (info.kind === 'note' && info.date !== undefined));
     visit(prose ? [...own, ...freeFormEntries(rel, text, info)].sort((a, b) => a.line - b.line) : own, info);
   }
+  progress.done();
   return { skipped };
 }
 
