@@ -1,6 +1,7 @@
 /**
- * The README's check table is generated from the registry (`memtier health --list --markdown`):
- * README.md must hold exactly that table between its markers.
+ * The documentation's check table is generated from the registry (`memtier health --list --markdown`):
+ * docs/guide.md (its Health section, where the README's table moved) must hold exactly that table
+ * between its markers.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +10,12 @@ import { checksTable, checksTableBlock, tableInReadme, TABLE_END, TABLE_START } 
 import { CHECKS } from '../../lib/health/checks/index.js';
 import { REPO } from '../helpers.js';
 
-const readmePath = join(REPO, 'README.md');
+const readmePath = join(REPO, 'docs', 'guide.md');
 const readme = existsSync(readmePath) ? readFileSync(readmePath, 'utf8') : '';
 const hasMarkers = readme.includes(TABLE_START) && readme.includes(TABLE_END);
 
-describe('README check table', () => {
-  it.skipIf(!hasMarkers)(`README.md holds the generated table between ${TABLE_START} and ${TABLE_END} (skipped while the markers are absent; paste "memtier health --list --markdown")`, () => {
+describe('the check table of docs/guide.md', () => {
+  it.skipIf(!hasMarkers)(`docs/guide.md holds the generated table between ${TABLE_START} and ${TABLE_END} (skipped while the markers are absent; paste "memtier health --list --markdown")`, () => {
     expect(tableInReadme(readme)).toBe(checksTable());
   });
 
