@@ -196,21 +196,25 @@ export function logPairs(rs: number[], dayOf: (k: number) => string | undefined,
     from = to;
     if (win.length < 2) continue;
     // the block's words renumbered from 0 (the join's arrays are as long as its vocabulary)
+    let words = 0;
+    for (const i of win) words += count[rs[i]!]!;
+    const pool = new Int32Array(words);
+    const st = new Int32Array(win.length);
+    const ct = new Int32Array(win.length);
     const seen: number[] = [];
-    const pool: number[] = [];
-    const st: number[] = [];
-    const ct: number[] = [];
-    for (const i of win) {
+    let at = 0;
+    win.forEach((i, y) => {
       const k = rs[i]!;
-      st.push(pool.length);
-      ct.push(count[k]!);
+      st[y] = at;
+      ct[y] = count[k]!;
       for (let x = start[k]!, e = x + count[k]!; x < e; x++) {
         const w = ids[x]!;
-        if (local[w]! < 0) { local[w] = seen.length; seen.push(w); }
-        pool.push(local[w]!);
+        let l = local[w]!;
+        if (l < 0) { l = local[w] = seen.length; seen.push(w); }
+        pool[at++] = l;
       }
-    }
-    for (const [a, b, jac] of similarIdPairs(Int32Array.from(pool), st, ct, seen.length, t)) {
+    });
+    for (const [a, b, jac] of similarIdPairs(pool, st, ct, seen.length, t)) {
       const [da, db] = [winDay[a]!, winDay[b]!];
       if (Math.abs(dayNo[da]! - dayNo[db]!) > 1) continue; // further apart than the day before
       if (da < first && db < first) continue; // both of the seam day: the block before found them
