@@ -133,7 +133,19 @@ export function addDays(date: string, days: number): string {
 
 /** Whole days from `a` to `b` (both `YYYY-MM-DD`). */
 export function daysBetween(a: string, b: string): number {
-  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+  return Math.round((dayMs(b) - dayMs(a)) / 86_400_000);
+}
+
+/** Each day's parse, kept: activation asks for the same few thousand days once per entry (half a million in years of logs). */
+const DAY_MS = new Map<string, number>();
+function dayMs(d: string): number {
+  let v = DAY_MS.get(d);
+  if (v === undefined) {
+    if (DAY_MS.size >= 65_536) DAY_MS.clear(); // a long-running server: bounded
+    v = Date.parse(`${d}T00:00:00Z`);
+    DAY_MS.set(d, v);
+  }
+  return v;
 }
 
 /** Day of the week of a `YYYY-MM-DD` date, Monday = 0 … Sunday = 6. */

@@ -77,7 +77,8 @@ function forEachEntry(text: string, fn: (e: Entry) => void): void {
 /** Stats of the memory at ctx.root, or of `snap` (its entries as snap.entries parsed them). */
 export async function collectStats(ctx: Ctx, snap?: Snapshot): Promise<Stats> {
   const shared = snap !== undefined;
-  snap ??= loadSnapshot(ctx.root);
+  // alone: each file read when its turn comes and let go after (years of logs are tens of megabytes)
+  snap ??= loadSnapshot(ctx.root, { lazy: true });
   const now = ctx.clock.now();
   const tz = ctx.clock.tz;
   const today = localDate(now, tz);
@@ -156,7 +157,7 @@ export async function collectStats(ctx: Ctx, snap?: Snapshot): Promise<Stats> {
         buckets.find((b) => a >= b.min && a < b.max)!.count++;
       }
     };
-    if (shared) for (const e of snap.entries(f)) each(e); else forEachEntry(f.text, each);
+    if (shared) for (const e of snap.entries(f)) each(e); else { forEachEntry(f.text, each); snap.release(f); }
   }
   bytes.largest = [...snap.files.filter((f) => f.tier !== 'meta' && f.tier !== 'generated'), ...snap.otherFiles].sort((a, b) => b.size - a.size || (a.rel < b.rel ? -1 : 1)).slice(0, 5).map((f) => ({ file: f.rel, bytes: f.size }));
   return {
