@@ -12,14 +12,24 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, readMemoryFile } from '../store/store.js';
 import { closureAppend } from '../format/closure.js';
+import { readTimes } from '../format/time/read.js';
 import { parseEntries } from '../format/entry.js';
 import { rotate, ROTATING_DIR, type RotateResult } from '../wal/rotate.js';
 
-export function parseDay(value: string, source: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const ok = m && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-  if (!ok) throw new UsageError(`${source} "${value.slice(0, 40)}" is not a date`, 'write it as YYYY-MM-DD, e.g. 2026-05-14');
-  return value;
+/**
+ * The day `value` names: `YYYY-MM-DD`, or (with `today`) a day in words, as lib/format/time reads
+ * it for a question (the most recent such day): yesterday, "last friday", friday, 昨天, 上周五.
+ */
+export function parseDay(value: string, source: string, today?: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    if (!Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value)) return value;
+  } else if (today) {
+    const t = value.trim();
+    const found = readTimes(t, today, { lean: 'ask', bareWeekdays: true });
+    const p = found.length === 1 ? found[0]! : undefined;
+    if (p && p.from === p.to && p.start === 0 && p.end === t.length) return p.from;
+  }
+  throw new UsageError(`${source} "${value.slice(0, 40)}" is not a date`, 'write it as YYYY-MM-DD (e.g. 2026-05-14) or a day in words: yesterday, "last friday", 昨天, 上周五');
 }
 
 /** OpenClaw daily files for a day (memory/YYYY-MM-DD.md, memory/YYYY-MM-DD-slug.md). */
@@ -42,7 +52,7 @@ function bufferHasEntries(ctx: Ctx): boolean {
 export const command: CommandSpec = {
   name: 'close-day',
   summary: 'write the closure block of a day from its entries',
-  usage: ['close-day [DATE] [--date YYYY-MM-DD]', 'close-day --file PATH'],
+  usage: ['close-day [DATE] [--date DATE]', 'close-day --file PATH'],
   description: `Appends the closure block to memory/episodic/DATE.md (default: today):
 
   ## Closure
@@ -58,19 +68,21 @@ gets only its missing lines. A day without an episodic file is an error (an Open
 memory/DATE.md is adopted first with "memtier adopt"). --file PATH closes one dated file itself,
 e.g. a slug file memory/episodic/2026-10-05-vendor-call.md that shares its day with another.`,
   flags: [
-    { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'the day to close (default: today in $MEMTIER_TZ)' },
+    { name: 'date', type: 'string', value: 'DATE', description: 'the day to close: YYYY-MM-DD or a day in words (yesterday, "last friday", 昨天, 上周五; default: today in $MEMTIER_TZ)' },
     { name: 'file', type: 'string', value: 'PATH', description: 'close this dated file (YYYY-MM-DD[-slug].md, root-relative) instead of the day\'s episodic file' },
   ],
-  examples: ['memtier close-day', 'memtier close-day 2026-05-14', 'memtier close-day --date 2026-05-14 --json', 'memtier close-day --file memory/episodic/2026-05-14-vendor-call.md'],
+  examples: ['memtier close-day', 'memtier close-day 2026-05-14', 'memtier close-day yesterday', 'memtier close-day --date 2026-05-14 --json', 'memtier close-day --file memory/episodic/2026-05-14-vendor-call.md'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
     const flag = flagString(args, 'date');
     const file = flagString(args, 'file');
-    const pos = args.positionals[0];
-    if (args.positionals.length > 1 || (flag && pos && flag !== pos)) throw new UsageError('close-day takes one date', 'e.g. memtier close-day 2026-05-14');
+    // a day in words may come as several words: memtier close-day last friday
+    const pos = args.positionals.length ? args.positionals.join(' ') : undefined;
+    if ((args.positionals.length > 1 && args.positionals.some((p) => /^\d{4}-\d{2}-\d{2}$/.test(p))) || (flag && pos && flag !== pos)) throw new UsageError('close-day takes one date', 'e.g. memtier close-day 2026-05-14');
     if (file && (flag || pos)) throw new UsageError('close-day takes a date or --file, not both', 'e.g. memtier close-day --file memory/episodic/2026-05-14-vendor-call.md');
     const fileDate = file ? classify(file.replace(/^\.\//, '')).date : undefined;
     if (file && !fileDate) throw new UsageError(`--file ${file.slice(0, 80)} is not a dated day file`, 'name one such as memory/episodic/2026-05-14.md or memory/2026-05-14-vendor-call.md');
-    const date = fileDate ?? parseDay(flag ?? pos ?? localDate(ctx.clock.now(), ctx.clock.tz), flag ? '--date' : 'DATE');
+    const today = localDate(ctx.clock.now(), ctx.clock.tz);
+    const date = fileDate ?? parseDay(flag ?? pos ?? today, flag ? '--date' : 'DATE', today);
     const rel = file ? file.replace(/^\.\//, '') : dayFile(ctx.root, date);
     // Closing today: today's WAL entries are still in the buffer; rotate them into the day first.
     let rotated: RotateResult | undefined;

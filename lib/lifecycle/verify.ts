@@ -15,13 +15,13 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
-import { addDays, daysBetween } from '../core/clock.js';
+import { daysBetween } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import { cnNumber } from '../format/compare.js';
 import { parseFrontmatter, startsWithFrontmatter } from '../format/frontmatter.js';
 import { parseSimpleFrontmatter } from '../format/frontmatter-simple.js';
 import { classify, listMemoryFiles, PATHS, type FileKind } from '../format/layout.js';
 import { parseEntries, parseEntryLine, type LocatedEntry } from '../format/entry.js';
+import { holdsTimeWords, mayBeRelative, readTimes, type TimePhrase } from '../format/time/read.js';
 import { readMemoryFile } from '../store/store.js';
 import { cite, linkDest, normalizeText, today, type SourcedEntry } from './common.js';
 
@@ -323,62 +323,22 @@ function deadRefs(ctx: Ctx, mem: Memory, files: FileText[]): VerifyFinding[] {
 }
 
 // ---------- relative dates ----------
-interface Rel { re: RegExp; meant: (d: string, m: RegExpExecArray) => string }
-const monday = (d: string): string => addDays(d, -((new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7));
-const weekOf = (d: string): string => `the week of ${monday(d)}`;
-const monthOf = (d: string, delta: number): string => {
-  const [y, m] = d.split('-').map(Number) as [number, number];
-  const t = new Date(Date.UTC(y, m - 1 + delta, 1));
-  return t.toISOString().slice(0, 7);
-};
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const ZH_DAY: Record<string, number> = { 日: 0, 天: 0, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6 };
-const dayOfWeek = (d: string): number => new Date(`${d}T00:00:00Z`).getUTCDay();
-/** "next Monday": the first Monday after d; "last Monday": the last one before d; "this Monday": Monday of d's week. */
-function weekday(d: string, which: string, wd: number): string {
-  const w = which.toLowerCase();
-  if (w === 'last') return addDays(d, -(((dayOfWeek(d) - wd + 7) % 7) || 7));
-  if (w === 'this') return addDays(monday(d), (wd + 6) % 7);
-  return addDays(d, ((wd - dayOfWeek(d) + 7) % 7) || 7);
+/** What a relative phrase meant, as the person should write it: a day, the week of its Monday, a month, a year, or a span. */
+function meaning(p: TimePhrase): string {
+  switch (p.unit) {
+    case 'day': return p.from;
+    case 'about': return `around ${p.day ?? p.from}`;
+    case 'week': return `the week of ${p.from}`;
+    case 'month': return p.from.slice(0, 7);
+    case 'year': return p.from.slice(0, 4);
+    default: return `${p.from} to ${p.to}`;
+  }
 }
-const zhShift = (w: string): number => (w === '上' ? -1 : w === '下' ? 1 : 0);
-const count = (s: string): number => ({ a: 1, an: 1, one: 1, two: 2, three: 3 } as Record<string, number>)[s.toLowerCase()] ?? Number(s);
-
-export const RELATIVE: Rel[] = [
-  { re: new RegExp(`\\b(last|next|this|coming) (${WEEKDAYS.join('|')})\\b`, 'i'), meant: (d, m) => weekday(d, m[1]!, WEEKDAYS.indexOf(m[2]!.toLowerCase())) },
-  { re: /(上|下|本|这|這)(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])/, meant: (d, m) => addDays(monday(d), zhShift(m[1]!) * 7 + ((ZH_DAY[m[2]!]! + 6) % 7)) },
-  { re: /(\d{1,2}|[一二两兩三四五六七八九十]{1,3})\s*天(?:之)?(前|后|後)/, meant: (d, m) => addDays(d, (m[2] === '前' ? -1 : 1) * cnNumber(m[1]!.replace('兩', '两'))) },
-  { re: /大前天/, meant: (d) => addDays(d, -3) },
-  { re: /大后天|大後天/, meant: (d) => addDays(d, 3) },
-  { re: /\b(\d+|a|an|one|two|three) (day|week)s? ago\b/i, meant: (d, m) => addDays(d, -count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
-  { re: /\bin (\d+|a|an|one|two|three) (day|week)s?\b/i, meant: (d, m) => addDays(d, count(m[1]!) * (m[2]!.toLowerCase() === 'week' ? 7 : 1)) },
-  { re: /\bday before yesterday\b|前天/i, meant: (d) => addDays(d, -2) },
-  { re: /\byesterday\b|昨天|昨日/i, meant: (d) => addDays(d, -1) },
-  { re: /\bday after tomorrow\b|后天|後天/i, meant: (d) => addDays(d, 2) },
-  { re: /\btomorrow\b|明天|明日/i, meant: (d) => addDays(d, 1) },
-  { re: /\btoday\b|\btonight\b|\bthis morning\b|今天|今日/i, meant: (d) => d },
-  { re: /\blast week\b|上周|上週|上星期|上个星期|上個星期/i, meant: (d) => weekOf(addDays(d, -7)) },
-  { re: /\bnext week\b|下周|下週|下星期|下个星期|下個星期/i, meant: (d) => weekOf(addDays(d, 7)) },
-  { re: /\bthis week\b|本周|这周|本週|這週/i, meant: (d) => weekOf(d) },
-  { re: /\blast month\b|上个月|上月/i, meant: (d) => monthOf(d, -1) },
-  { re: /\bnext month\b|下个月|下月/i, meant: (d) => monthOf(d, 1) },
-  { re: /\blast year\b|去年/i, meant: (d) => String(Number(d.slice(0, 4)) - 1) },
-  { re: /\bnext year\b|明年/i, meant: (d) => String(Number(d.slice(0, 4)) + 1) },
-];
-
-/**
- * Any of RELATIVE (case-insensitive: a superset). A file whose text has none of them, and neither
- * code spans, comments nor URLs (whose removal could join two pieces into one), has no relative
- * date. Each of them contains a word of RELATIVE_WORD or RELATIVE_ZH: the quick tests before it.
- */
-const ANY_RELATIVE = new RegExp(RELATIVE.map((r) => `(?:${r.re.source})`).join('|'), 'i');
-const RELATIVE_WORD = /day|week|tomorrow|tonight|morning|month|year/i;
-const RELATIVE_ZH = /天[前后後之]|[周週]|星期|礼拜|禮拜|[前后後昨明今]天|[昨明今]日|[上下个]月|[去明]年/;
 
 function relativeDates(mem: Memory, files: FileText[]): VerifyFinding[] {
   const out: VerifyFinding[] = [];
   for (const f of files) {
-    if (!f.text.includes('`') && !f.text.includes('<!--') && !f.text.includes('http') && !((RELATIVE_ZH.test(f.text) || RELATIVE_WORD.test(f.text)) && ANY_RELATIVE.test(f.text))) continue;
+    if (!f.text.includes('`') && !f.text.includes('<!--') && !f.text.includes('http') && !holdsTimeWords(f.text)) continue;
     let headingDate: string | undefined;
     f.scan.forEach((line, i) => {
       if (!line.trim()) return;
@@ -392,20 +352,18 @@ function relativeDates(mem: Memory, files: FileText[]): VerifyFinding[] {
       const e = mem.entryAt(f.rel, f.lines, i);
       if (e?.superseded) return;
       const text = (e ? e.text : line).replace(/`[^`]*`/g, '').replace(/<!--.*?-->/g, '').replace(/\bhttps?:\/\/\S+/g, '');
-      for (const r of RELATIVE) {
-        const m = r.re.exec(text);
-        if (!m) continue;
-        const base = e?.date ?? /\b(\d{4}-\d{2}-\d{2})\b/.exec(text)?.[1] ?? headingDate ?? f.base;
-        // already written out: "yesterday (2026-05-14)"
-        if (/^\s*\(?\s*\d{4}-\d{2}-\d{2}/.test(text.slice(m.index + m[0].length))) break;
-        const meant = base ? r.meant(base, m) : undefined;
-        out.push({
-          kind: 'relative-date', file: f.rel, line: i + 1,
-          message: meant ? `"${m[0]}" (written ${base}) meant ${meant}: write the absolute date` : `"${m[0]}" has no date to resolve from: write the absolute date`,
-          ...(meant ? { meant } : {}),
-        });
-        break;
-      }
+      // the first phrase read against the day it was written (a weekday or a day of the year alone is not relative)
+      const base = e?.date ?? /\b(\d{4}-\d{2}-\d{2})\b/.exec(text)?.[1] ?? headingDate ?? f.base;
+      const p = mayBeRelative(text) ? readTimes(text, base ?? '2000-01-01', { lean: 'note', bareWeekdays: false, relativeOnly: true }).find((x) => x.deictic) : undefined;
+      if (!p) return;
+      // already written out: "yesterday (2026-05-14)"
+      if (/^\s*\(?\s*\d{4}-\d{2}-\d{2}/.test(text.slice(p.end))) return;
+      const meant = base ? meaning(p) : undefined;
+      out.push({
+        kind: 'relative-date', file: f.rel, line: i + 1,
+        message: meant ? `"${p.text}" (written ${base}) meant ${meant}: write the absolute date` : `"${p.text}" has no date to resolve from: write the absolute date`,
+        ...(meant ? { meant } : {}),
+      });
     });
   }
   return out;

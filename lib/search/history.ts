@@ -1,6 +1,6 @@
 /**
- * Recall history: per entry, how often `recall` (or `search --record`) returned it, for which
- * distinct queries, on which days, and when last. Activation, the hot tier and `dream`'s
+ * Recall history: per entry, how often `recall` (or `search --record`) answered with it (the
+ * first results, creditedKeys), for which distinct queries, on which days, and when last. Activation, the hot tier and `dream`'s
  * promotion gates read it.
  *
  * Storage: `.memtier/recall-history.json` (derived bookkeeping, gitignored, not versioned in git;
@@ -34,6 +34,20 @@ interface HistoryFile { version: 1; entries: Record<string, RecallRecord> }
 export function queryHash(query: string): string {
   const norm = query.normalize('NFKC').toLowerCase().replace(/[\s\p{P}]+/gu, ' ').trim();
   return createHash('sha1').update(norm).digest('hex').slice(0, 8);
+}
+
+/**
+ * What a recall block (or a recorded search) credits in the history: what answered, not all it
+ * showed. The first result, and of the next ones (up to CREDIT.max in all) those scoring at least
+ * CREDIT.share of the best shown; what comes below them only filled the room left, and crediting
+ * it made long paragraphs that were never the answer hot (★) after a hundred recalls, above the
+ * answers.
+ */
+export const CREDIT = { max: 3, share: 0.5 };
+
+export function creditedKeys(shown: readonly { key: string; score: number }[]): string[] {
+  const best = Math.max(0, ...shown.slice(0, CREDIT.max).map((r) => r.score));
+  return shown.slice(0, CREDIT.max).filter((r, i) => i === 0 || r.score >= CREDIT.share * best).map((r) => r.key);
 }
 
 /** Record one recall of `keys` for `query` at ctx.clock.now(), under the root lock. */

@@ -288,3 +288,19 @@ describe('verify: what a note holds is found however it is written', () => {
     expect(c.map((f) => f.message)).toEqual([expect.stringContaining('"port" (under "web 1") has 2 different values: "8080" vs "8081"')]);
   });
 });
+
+describe('verify: relative dates read as search reads them (lib/format/time, issue 32)', () => {
+  it('weeks and months counted whole, days ahead read, spans and last year\'s holidays said whole (the old table read 上上周二 as 上周二)', () => {
+    // 2026-05-13 is a Wednesday
+    const root = tmpTree({
+      'MEMORY.md': '# Memory\n',
+      'memory/semantic/projects.md': '---\ncreated: 2026-05-13\nlast_verified: 2026-05-13\n---\n# Projects\n'
+        + '- 2026-05-13 10:00 [PROJ] 上上周二 定的方案 ^q1\n- 2026-05-13 10:01 [PROJ] 下下周一 发布 ^q2\n- 2026-05-13 10:02 [PROJ] 下下个月 迁移 ^q3\n'
+        + '- 2026-05-13 10:03 [PROJ] 一周后 评审 ^q4\n- 2026-05-13 10:04 [PROJ] 两周后 上线 ^q5\n- 2026-05-13 10:05 [PROJ] 上周一到周三 出差 ^q6\n'
+        + '- 2026-05-13 10:06 [PROJ] 去年五一 去的青岛 ^q7\n- 2026-05-13 10:07 [PROJ] shipped two weeks ago ^q8\n- 2026-05-13 10:08 [PROJ] 每周一 例会 ^q9\n',
+    });
+    expect(verify(testCtx(root)).findings.filter((f) => f.kind === 'relative-date').map((f) => f.meant)).toEqual([
+      '2026-04-28', '2026-05-25', '2026-07', '2026-05-20', '2026-05-27', '2026-05-04 to 2026-05-06', '2025-05-01 to 2025-05-05', 'around 2026-04-29',
+    ]);
+  });
+});
