@@ -22,7 +22,7 @@ import { makeTestCtx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
 import { loadIndex, searchDetailed } from '../search/search.js';
-import { assertMemoryFolder, dataClock, locateAnswers, mdFiles, rankOf, readQueries, scoreByLang, type Answer, type Query, type Score } from './qa-data.js';
+import { assertMemoryFolder, dataClock, locateAnswers, mdFiles, rankOf, readAlternates, readQueries, scoreByLang, type Answer, type Query, type Score } from './qa-data.js';
 
 export interface Miss {
   id: string;
@@ -39,6 +39,8 @@ export interface CjkBenchReport {
   queries: number;
   clock: { now: string; tz: string };
   memtier: Score & { byLang: Record<string, Score>; misses: Miss[] };
+  /** With the alternates file's words for each question (--alternates); its misses. */
+  alternates?: Score & { byLang: Record<string, Score>; misses: Miss[]; given: number };
   bigram: Score & { byLang: Record<string, Score> };
 }
 
@@ -93,7 +95,7 @@ export class BigramBm25 {
   }
 }
 
-export async function runCjkBench(ctx: Ctx, o: { memory: string; queries: string; data?: string }): Promise<CjkBenchReport> {
+export async function runCjkBench(ctx: Ctx, o: { memory: string; queries: string; data?: string; alternates?: Map<string, string> }): Promise<CjkBenchReport> {
   const hint = 'give --data a folder with memory/ and queries.json (e.g. ../shared/bench/cjk-dev), or --memory DIR --queries FILE';
   const queries: Query[] = readQueries(o.queries, hint);
   assertMemoryFolder(o.memory, hint);
@@ -114,24 +116,30 @@ export async function runCjkBench(ctx: Ctx, o: { memory: string; queries: string
       if (!ls) { ls = readFileSync(join(root, file), 'utf8').split('\n'); fileLines.set(file, ls); }
       return (ls[line - 1] ?? '').trim();
     };
-    const ranks: number[] = [];
-    const misses: Miss[] = [];
-    for (const q of queries) {
-      const resp = await searchDetailed(sctx, q.q, { k: 5, index });
-      const a: Answer = answers.get(q.id)!;
-      const byRange = rankOf(resp.results.map((r) => ({ path: r.path, startLine: r.line, endLine: r.endLine })), a);
-      const byText = resp.results.findIndex((r) => r.text.includes(q.expect)) + 1;
-      const rank = byRange && byText ? Math.min(byRange, byText) : byRange || byText;
-      ranks.push(rank);
-      if (rank !== 1) {
-        const f = resp.results[0];
-        misses.push({
-          id: q.id, q: q.q, lang: q.lang ?? 'all', rank,
-          expect: { file: a.file, line: a.line, text: lineText(a.file, a.line) },
-          ...(f ? { first: { file: f.path, line: f.line, text: f.text.replace(/\s+/g, ' ').trim() } } : {}),
-        });
+    const ask = async (alts?: Map<string, string>): Promise<{ ranks: number[]; misses: Miss[] }> => {
+      const ranks: number[] = [];
+      const misses: Miss[] = [];
+      for (const q of queries) {
+        const alternates = alts?.get(q.id);
+        const resp = await searchDetailed(sctx, q.q, { k: 5, index, ...(alternates ? { alternates } : {}) });
+        const a: Answer = answers.get(q.id)!;
+        const byRange = rankOf(resp.results.map((r) => ({ path: r.path, startLine: r.line, endLine: r.endLine })), a);
+        const byText = resp.results.findIndex((r) => r.text.includes(q.expect)) + 1;
+        const rank = byRange && byText ? Math.min(byRange, byText) : byRange || byText;
+        ranks.push(rank);
+        if (rank !== 1) {
+          const f = resp.results[0];
+          misses.push({
+            id: q.id, q: q.q, lang: q.lang ?? 'all', rank,
+            expect: { file: a.file, line: a.line, text: lineText(a.file, a.line) },
+            ...(f ? { first: { file: f.path, line: f.line, text: f.text.replace(/\s+/g, ' ').trim() } } : {}),
+          });
+        }
       }
-    }
+      return { ranks, misses };
+    };
+    const { ranks, misses } = await ask();
+    const withAlts = o.alternates ? await ask(o.alternates) : undefined;
     const bm = new BigramBm25(root);
     const bRanks = queries.map((q) => {
       const a = answers.get(q.id)!;
@@ -142,6 +150,7 @@ export async function runCjkBench(ctx: Ctx, o: { memory: string; queries: string
       queries: queries.length,
       clock: { now: clock.now().toISOString(), tz },
       memtier: { ...scoreByLang(queries, ranks), misses },
+      ...(withAlts ? { alternates: { ...scoreByLang(queries, withAlts.ranks), misses: withAlts.misses, given: queries.filter((q) => o.alternates!.has(q.id)).length } } : {}),
       bigram: scoreByLang(queries, bRanks),
     };
   } finally {
@@ -162,11 +171,14 @@ export function renderCjk(rep: CjkBenchReport): string {
     `${rep.queries} questions on ${rep.memory} (clock ${rep.clock.now}, ${rep.clock.tz})`,
     ['search'.padEnd(16), 'hit@1  hit@5  MRR  ', ...langs.map((l) => `${l} (n=${rep.memtier.byLang[l]!.n}) @1/@5`.padStart(14))].join('  '),
     row('memtier', rep.memtier),
+    ...(rep.alternates ? [row('+ alternates', rep.alternates)] : []),
     row('bigram BM25', rep.bigram),
   ];
-  if (rep.memtier.misses.length) {
-    lines.push('', `not first (${rep.memtier.misses.length}):`);
-    for (const m of rep.memtier.misses) {
+  if (rep.alternates) lines.push(`(+ alternates: the same search with --alternates' words for ${rep.alternates.given} of the ${rep.queries} questions; its misses below)`);
+  const missed = rep.alternates?.misses ?? rep.memtier.misses;
+  if (missed.length) {
+    lines.push('', `not first${rep.alternates ? ' with alternates' : ''} (${missed.length}):`);
+    for (const m of missed) {
       lines.push(`  ${m.id} [${m.lang}] ${m.rank ? `rank ${m.rank}` : 'not in 5'}: ${m.q}`);
       lines.push(`    answer ${m.expect.file}:${m.expect.line}  ${cut(m.expect.text, 100)}`);
       lines.push(m.first ? `    first  ${m.first.file}:${m.first.line}  ${cut(m.first.text, 100)}` : '    first  (nothing found)');
@@ -186,7 +198,9 @@ export const bench: BenchSpec = {
       throw new UsageError('bench cjk needs --data DIR, or --memory DIR and --queries FILE', 'e.g. memtier bench cjk --data ../shared/bench/cjk-dev');
     }
     const dataDir = data ? resolve(ctx.cwd, data) : undefined;
+    const altFile = flagString(args, 'alternates');
     const rep = await runCjkBench(ctx, {
+      ...(altFile ? { alternates: readAlternates(resolve(ctx.cwd, altFile)) } : {}),
       memory: memoryFlag ? resolve(ctx.cwd, memoryFlag) : join(dataDir!, 'memory'),
       queries: queriesFlag ? resolve(ctx.cwd, queriesFlag) : join(dataDir!, 'queries.json'),
       ...(dataDir ? { data: dataDir } : {}),

@@ -24,6 +24,7 @@ import { MemtierError, UsageError } from '../core/errors.js';
 import type { BenchSpec } from '../commands/bench.js';
 import { loadIndex, searchDetailed } from '../search/search.js';
 import { addEntries } from '../wal/episodic.js';
+import { readAlternates } from './qa-data.js';
 
 export const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
@@ -104,7 +105,14 @@ export async function ingestConversation(ctx: Ctx, sample: Sample): Promise<{ se
 interface Acc { n: number; r: Record<number, number>; all: Record<number, number>; sess5: number; tokens: Record<number, number> }
 const newAcc = (ks: number[]): Acc => ({ n: 0, r: Object.fromEntries(ks.map((k) => [k, 0])), all: Object.fromEntries(ks.map((k) => [k, 0])), sess5: 0, tokens: Object.fromEntries(ks.map((k) => [k, 0])) });
 
-export interface LocomoOptions { conversations?: number[]; ks?: number[]; tmp?: string; onProgress?: (msg: string) => void }
+export interface LocomoOptions {
+  conversations?: number[];
+  ks?: number[];
+  tmp?: string;
+  onProgress?: (msg: string) => void;
+  /** Alternates per question (--alternates): keyed `SAMPLE#N` (sample_id, else `conv-I`; N the question's 0-based place in its `qa`), or by the question's text. */
+  alternates?: Map<string, string>;
+}
 
 export interface QuestionResult { conversation: number; category: number; question: string; evidence: string[]; retrieved: string[]; recall: Record<number, number> }
 
@@ -153,11 +161,12 @@ export async function runLocomo(data: Sample[], opts: LocomoOptions = {}): Promi
       const knownIds = new Set(known.keys());
       const index = await loadIndex(ctx);
       const convAcc = newAcc(ks);
-      for (const qa of sample.qa ?? []) {
+      for (const [qi, qa] of (sample.qa ?? []).entries()) {
         if (!(qa.category in CATEGORIES)) continue;
         const ev = normalizeEvidence(qa.evidence, knownIds);
         if (ev.length === 0) { skipped++; continue; }
-        const resp = await searchDetailed(ctx, qa.question, { k: kmax, index });
+        const alternates = opts.alternates?.get(`${sample.sample_id ?? `conv-${ci}`}#${qi}`) ?? opts.alternates?.get(qa.question);
+        const resp = await searchDetailed(ctx, qa.question, { k: kmax, index, ...(alternates ? { alternates } : {}) });
         const ids = resp.results.map((r) => (r.id ? r.id.toUpperCase().replace(/^D(\d+)-(\d+)$/, 'D$1:$2') : ''));
         const acc = byCat.get(qa.category) ?? newAcc(ks);
         byCat.set(qa.category, acc);
@@ -228,7 +237,8 @@ export const bench: BenchSpec = {
     const kRaw = args.flags.k;
     const ks = (Array.isArray(kRaw) ? kRaw : String(kRaw ?? '5,10').split(',')).map((x) => Number(x)).filter((x) => Number.isInteger(x) && x > 0);
     if (ks.length === 0) throw new UsageError('--k needs positive integers', 'e.g. --k 5,10');
-    const rep = await runLocomo(data, { conversations: parseRange(flagString(args, 'conversations'), data.length), ks, onProgress: (m) => ctx.log.info(m) });
+    const altFile = flagString(args, 'alternates');
+    const rep = await runLocomo(data, { conversations: parseRange(flagString(args, 'conversations'), data.length), ks, onProgress: (m) => ctx.log.info(m), ...(altFile ? { alternates: readAlternates(resolve(ctx.cwd, altFile)) } : {}) });
     const { questions: _q, ...summary } = rep;
     return { json: summary, text: `LoCoMo retrieval, conversations ${rep.conversations.join(',')} (${rep.overall.n} questions, ${rep.skipped} without resolvable evidence skipped)\n${fmtTable(rep)}` };
   },

@@ -90,3 +90,24 @@ export function scoreByLang(queries: Query[], ranks: number[]): Score & { byLang
   for (const lang of [...new Set(queries.map((q) => q.lang ?? 'all'))].sort()) byLang[lang] = score(ranks, all.filter((i) => (queries[i]!.lang ?? 'all') === lang));
   return { ...score(ranks, all), byLang };
 }
+
+/**
+ * A file of alternates per question (`--alternates FILE`): a JSON object, each key a question's
+ * id (bench cjk: `id` of queries.json; bench locomo: `SAMPLE#N`, N the question's 0-based place in
+ * the sample's `qa`, or the question's text) and each value the words a model gave for it
+ * (search's `alternates`, `--also`), one string.
+ */
+export function readAlternates(file: string): Map<string, string> {
+  const hint = 'give a JSON object mapping each question\'s key to its alternates, e.g. {"d01": "tracing 链路追踪 OpenTelemetry"}';
+  let raw: unknown;
+  try { raw = JSON.parse(readFileSync(file, 'utf8')); } catch (e) {
+    throw new UsageError(`cannot read the alternates file ${file}: ${(e as Error).message}`, hint);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${file} is not a JSON object of alternates`, hint);
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'string') throw new UsageError(`${file}: the alternates of "${k.slice(0, 60)}" are not a string`, hint);
+    out.set(k, v);
+  }
+  return out;
+}

@@ -70,8 +70,9 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags' | 'nev
   const all = [...GLOBAL_FLAGS, ...spec.flags];
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const f of all) {
-    const o: { type: 'string' | 'boolean'; short?: string } = { type: f.type === 'boolean' ? 'boolean' : 'string' };
+    const o: { type: 'string' | 'boolean'; short?: string; multiple?: boolean } = { type: f.type === 'boolean' ? 'boolean' : 'string' };
     if (f.short) o.short = f.short;
+    if (f.multiple && f.type === 'string') o.multiple = true;
     options[f.name] = o;
   }
   let parsed;
@@ -99,8 +100,8 @@ export function parseCommandArgs(spec: Pick<CommandSpec, 'name' | 'flags' | 'nev
   const flags: Record<string, FlagValue> = {};
   const global: Record<string, FlagValue> = {};
   for (const f of all) {
-    const raw = (parsed.values as Record<string, string | boolean | undefined>)[f.name];
-    let v: FlagValue = raw;
+    const raw = (parsed.values as Record<string, string | boolean | string[] | undefined>)[f.name];
+    let v: FlagValue = raw; // a `multiple` string flag: the list of its values, in order
     if (raw === undefined) v = f.default as FlagValue;
     else if (f.type === 'number') {
       const n = Number(raw);

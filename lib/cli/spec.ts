@@ -19,7 +19,8 @@ export interface FlagSpec {
   /** Number flags: the smallest value allowed (default 0: no number flag takes a negative). */
   min?: number;
   /** Number flags: whole numbers only. */
-  integer?: boolean;
+  integer?: boolean;  /** String flags: may be given more than once; the value is then the list of them, in order. */
+  multiple?: boolean;
 }
 
 export type FlagValue = string | number | boolean | string[] | undefined;
@@ -96,6 +97,11 @@ export function flagNumber(args: Args, name: string): number | undefined {
 }
 export function flagBool(args: Args, name: string): boolean {
   return args.flags[name] === true;
+}
+/** A `multiple` string flag's values (one given once is a list of one). */
+export function flagStrings(args: Args, name: string): string[] | undefined {
+  const v = args.flags[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : undefined;
 }
 export function flagList(args: Args, name: string): string[] | undefined {
   const v = args.flags[name];

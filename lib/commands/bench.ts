@@ -39,12 +39,13 @@ const flags: FlagSpec[] = [
   { name: 'queries', type: 'string', value: 'FILE', description: 'questions [{id, q, expect, lang}] (cjk; with --memory), instead of --data\'s queries.json' },
   { name: 'conversations', type: 'string', value: 'RANGE', description: 'conversations to run (locomo), e.g. 0-4 or 0,2' },
   { name: 'k', type: 'list', value: 'K,K', description: 'cut-offs for recall@k (locomo)', default: '5,10' },
+  { name: 'alternates', type: 'string', value: 'FILE', description: 'locomo, cjk: a JSON object of alternates per question (search --also), e.g. your model\'s words for each: keyed by id (cjk), by SAMPLE#N or the question\'s text (locomo; N its 0-based place in the sample\'s qa); cjk reports the run with them beside the run without' },
 ];
 
 export const command: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: write, perf, mcp, locomo, cjk, openclaw, extract',
-  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR] [--part search,scale] [--sizes 1000,10000] [--baseline DIR] [--timeout S]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10]', 'bench cjk --data DIR | --memory DIR --queries FILE', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
+  usage: ['bench write [--runs N]', 'bench perf [--notes N] [--runs N] [--dir DIR] [--part search,scale] [--sizes 1000,10000] [--baseline DIR] [--timeout S]', 'bench mcp [--notes N] [--runs N] [--dir DIR]', 'bench locomo --data FILE [--conversations 0-4] [--k 5,10] [--alternates FILE]', 'bench cjk --data DIR | --memory DIR --queries FILE [--alternates FILE]', 'bench openclaw --data DIR [--runs N]', 'bench extract [--data FILE] [--runs N]'],
   description: 'Benchmarks measure whole processes (what an agent pays per call) and print JSON with --json.\nThey never need an existing memory: each builds its own in a temporary folder.',
   subcommands: Object.fromEntries(Object.entries(BENCHES).map(([k, v]) => [k, v.summary])),
   flags,

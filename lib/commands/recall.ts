@@ -4,6 +4,7 @@
 import { readMessages } from '../cli/stdin.js';
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagNumber, flagString } from '../cli/spec.js';
+import { ALSO_FLAG, alternatesFlag } from '../cli/alternates.js';
 import type { Ctx } from '../core/context.js';
 import { MemtierError, UsageError } from '../core/errors.js';
 import { lazyImport } from '../core/lazy.js';
@@ -68,7 +69,7 @@ export const command: CommandSpec = {
   name: 'recall',
   summary: 'budgeted memory block to prepend to a prompt',
   usage: [
-    'recall --query TEXT [--context-used F] [--max-chars N] [--include-faded] [--json]',
+    'recall --query TEXT [--also WORDS]... [--context-used F] [--max-chars N] [--include-faded] [--json]',
     'recall --messages FILE [--query-mode message|recent|full] [--context-used F] [--max-chars N] [--json]',
   ],
   description: [
@@ -81,14 +82,18 @@ export const command: CommandSpec = {
     '',
     'Budget: --context-used F (fraction of the context window already used) sets how many entries fit:',
     'under 0.30 → 10; 0.30–0.70 → 10 down to 4 along t²; 0.70–0.85 → 4 down to 2; above 0.85 → 2. --max-chars caps the',
-    'characters. Entries whose activation fell below 0.15 are left out unless --include-faded.',
+    'characters. Entries whose activation fell below 0.15 are left out unless --include-faded; a question that names a time',
+    '(去年国庆去哪玩了, "what did we do last May") keeps that time\'s entries however old, and lists them first.',
     '',
     'The query is --query TEXT, or built from --messages FILE (a JSON list of {role, content}, "-" for stdin):',
     'message = the last user message; recent (default) = the last 2 user turns and 1 assistant turn (220/180 characters each);',
     'full = every turn. Identical queries within 15 s on an unchanged memory are served from .memtier/recall-cache.json',
-    '(any write, hand edit or moved file since makes the next recall compute again). Every entry shown is',
-    'recorded in the recall history (.memtier/recall-history.json), which drives activation, the hot tier and dream;',
+    '(any write, hand edit or moved file since makes the next recall compute again). What answered (the first results,',
+    'up to 3, each scoring at least half the best) is recorded in the recall history (.memtier/recall-history.json),',
+    'which drives activation, the hot tier and dream; the rest of the block is not;',
     'a memory whose .memtier/ cannot be written (read-only, no permission) still answers, unrecorded and uncached, with a warning.',
+    '--also WORDS: other words for what the conversation is about (the other language, abbreviations, likely wordings),',
+    'searched below its own words, never a filter (as in memtier search).',
     'Prints nothing (exit 0) when nothing is relevant.',
   ].join('\n'),
   flags: [
@@ -99,6 +104,7 @@ export const command: CommandSpec = {
     { name: 'max-chars', type: 'number', value: 'N', description: 'maximum characters of the block', default: 2000, integer: true, min: 1 },
     { name: 'include-faded', type: 'boolean', description: 'also include entries whose activation fell below 0.15' },
     { name: 'no-record', type: 'boolean', description: 'do not record this recall in the history (dry run)' },
+    ALSO_FLAG,
   ],
   examples: [
     'memtier recall --query "deploy the billing service"',
@@ -123,7 +129,8 @@ export const command: CommandSpec = {
     if (!(used >= 0 && used <= 1)) throw new UsageError(`--context-used expects a fraction between 0 and 1, got ${used}`, 'e.g. --context-used 0.45 for 45 %');
     const maxChars = flagNumber(args, 'max-chars') ?? 2000;
     if (!(maxChars > 0)) throw new UsageError(`--max-chars expects a positive number, got ${maxChars}`);
-    const opts = { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record') };
+    const alternates = alternatesFlag(args);
+    const opts = { contextUsed: used, maxChars, includeFaded: flagBool(args, 'include-faded'), noRecord: flagBool(args, 'no-record'), ...(alternates ? { alternates } : {}) };
     let record = !opts.noRecord;
     let block: Awaited<ReturnType<typeof recall>>;
     try {

@@ -3,6 +3,7 @@
  */
 import type { Args, CommandResult, CommandSpec } from '../cli/spec.js';
 import { flagBool, flagList, flagNumber, flagString } from '../cli/spec.js';
+import { ALSO_FLAG, alternatesFlag } from '../cli/alternates.js';
 import type { Ctx } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { isEntryType, type EntryType } from '../format/entry.js';
@@ -50,8 +51,11 @@ export function searchOptionsFromArgs(args: Args): SearchOptions {
   if (tier) opts.tier = tier as 'hot' | 'warm' | 'cold';
   if (flagBool(args, 'include-superseded')) opts.includeSuperseded = true;
   if (flagBool(args, 'explain')) opts.explain = true;
+  const also = alternatesFlag(args);
+  if (also) opts.alternates = also;
   return opts;
 }
+
 
 export function citation(r: SearchResult): string {
   return r.endLine > r.line ? `${r.path}#L${r.line}-L${r.endLine}` : `${r.path}#L${r.line}`;
@@ -88,6 +92,7 @@ function renderResults(resp: SearchResponse, explain: boolean): string {
   }
   const out: string[] = [];
   if (explain && resp.aliases) out.push(`aliases: also searched ${resp.aliases.map((a) => `"${a}"`).join(', ')} (names the memory declares for names in the query)`);
+  if (explain && resp.secondary) out.push(`secondary: ${resp.secondary.map((s) => `${s.word} (${s.source === 'also' ? 'alternate' : `cedict ${s.via}`}, w ${s.weight})`).join(', ')}`);
   if (resp.range) out.push(`time: ${resp.range.from}${resp.range.to !== resp.range.from ? ` … ${resp.range.to}` : ''} (from "${resp.range.phrases.join('", "')}")`);
   resp.results.forEach((r, i) => {
     const meta = [r.type && `[${r.type}]`, r.date, r.tier, r.tags.length ? r.tags.map((t) => `#${t}`).join(' ') : undefined].filter(Boolean).join(' ');
@@ -104,7 +109,7 @@ function renderResults(resp: SearchResponse, explain: boolean): string {
 export const command: CommandSpec = {
   name: 'search',
   summary: 'ranked search over every tier (tags + BM25 + activation)',
-  usage: ['search QUERY [--k 10] [--tags a,b] [--type PREF] [--since D] [--until D] [--tier hot|warm|cold] [--explain] [--record] [--json]'],
+  usage: ['search QUERY [--also WORDS]... [--k 10] [--tags a,b] [--type PREF] [--since D] [--until D] [--tier hot|warm|cold] [--explain] [--record] [--json]'],
   description: [
     'Searches every memory file of every tier (MEMORY.md, SESSION-STATE.md, todos, the working buffer, episodic days,',
     'semantic/procedural notes, knowledge/, the archive) except memory/.trash and .memtier. The unit is an entry: a bullet',
@@ -115,7 +120,14 @@ export const command: CommandSpec = {
     'match); a time expression in the query ("yesterday", "last Tuesday", "in May 2023", "上周二") boosts entries of that',
     'range (a query that is only a time lists it); near-duplicates are folded. Each result says why it is there (via).',
     'English is stemmed with stop words dropped; Chinese/Japanese are segmented into words (Intl.Segmenter, bigrams without ICU).',
-    '--explain prints every factor. --record counts the results as recalled (for an agent searching on its own behalf).',
+    '--explain prints every factor. --record counts the first results, the answers, as recalled (for an agent searching on its own behalf).',
+    '',
+    'Words the question does not contain (secondary terms, weighed below the question\'s own and never a filter): --also',
+    'WORDS, the caller\'s other words for it (translations, abbreviations, paraphrases: pass them when the memory may say',
+    'it otherwise, or search again with them when the first results do not answer); and the dictionary bridge (CC-CEDICT):',
+    'a Chinese word the memory rarely writes also searches its English glosses and synonyms (链路追踪 → tracing), an',
+    'English word the Chinese words it glosses (callback → 回调). A secondary word weighs less than a question word of the',
+    'same rarity and never counts toward file coverage; --explain names those an entry holds (also=, with source and weight).',
     'The first search builds the index (.memtier/index); a build longer than a second shows its progress (files done /',
     'total, rate, time left) when stderr is a terminal, and nothing in a pipe or with --json / --quiet.',
   ].join('\n'),
@@ -130,11 +142,13 @@ export const command: CommandSpec = {
     { name: 'include-superseded', type: 'boolean', description: 'also list entries struck through as superseded (left out by default)' },
     { name: 'topic', type: 'string', value: 'NAME', description: 'only entries of this topic of memory/palace/topics.md (memtier topics)' },
     { name: 'record', type: 'boolean', description: 'record the results in the recall history (searches made on behalf of the agent)' },
+    ALSO_FLAG,
   ],
   examples: [
     'memtier search "docker deploy failed"',
     'memtier search "部署失败" --k 5',
     'memtier search "what did we decide last Tuesday" --explain',
+    'memtier search "上上周定的链路追踪方案" --also "tracing OpenTelemetry trace"',
     'memtier search postgres --type DECISION --since 2026-01-01 --json',
   ],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
@@ -159,12 +173,13 @@ export const command: CommandSpec = {
       resp.results = inTopic.slice(0, k);
     }
     if (flagBool(args, 'record') && resp.results.length) {
-      const { recordRecalls } = await lazyImport('search/history.js', () => import('../search/history.js'));
-      recordRecalls(ctx, resp.results.map((r) => r.key), query);
+      // what answered (the first results), not every result listed: as recall credits
+      const { creditedKeys, recordRecalls } = await lazyImport('search/history.js', () => import('../search/history.js'));
+      recordRecalls(ctx, creditedKeys(resp.results), query);
     }
     return {
       text: render(resp, opts.explain === true),
-      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), ...(resp.aliases ? { aliases: resp.aliases } : {}), ...(resp.tooLarge ? { tooLarge: resp.tooLarge } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
+      json: { query: resp.query, terms: resp.terms, range: resp.range ?? null, ...(resp.results.length === 0 && resp.range ? { nothing: resp.range.from === resp.range.to ? `nothing on ${resp.range.from}` : `nothing between ${resp.range.from} and ${resp.range.to}` } : {}), ...(resp.aliases ? { aliases: resp.aliases } : {}), ...(resp.secondary ? { secondary: resp.secondary } : {}), ...(resp.tooLarge ? { tooLarge: resp.tooLarge } : {}), total: resp.total, results: resp.results.map((r) => ({ ...r, cite: citation(r) })) },
       exitCode: 0,
     };
   },

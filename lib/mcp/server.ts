@@ -233,7 +233,7 @@ export async function startMcp(ctx: Ctx, main: Main, io: Io, opts: { version: st
 
   const tools = toolTable();
   const server = new McpServer({ name: 'memtier', version: opts.version }, {
-    instructions: 'Long-term memory of plain markdown files. Search (memory_search) before answering from memory and cite path#Lline; record decisions and the working state with memory_wal before answering; store durable facts with memory_write; never store secrets.',
+    instructions: 'Long-term memory of plain markdown files. Search (memory_search) before answering from memory and cite path#Lline. The memory may not use the question\'s words (it may be written in the other language, English or Chinese, or say it with an abbreviation or other words): pass `alternates` with other words for it (translations, synonyms, likely wordings), and when the first results do not answer, search again with them. Record decisions and the working state with memory_wal before answering; store durable facts with memory_write; never store secrets.',
   });
   type Tool = {
     invoke?: (a: never) => Invocation;

@@ -30,7 +30,7 @@ import { z } from 'zod';
 import type { Main } from '../cli/spec.js';
 import { makeClock } from '../core/clock.js';
 import type { Ctx } from '../core/context.js';
-import { toolTable } from '../tools/catalog.js';
+import { LIMITS, toolTable } from '../tools/catalog.js';
 import { commandRunner, describeError, type CommandRunner, type Invocation } from '../watch/runner.js';
 
 export const PLUGIN_ID = 'memtier';
@@ -91,6 +91,7 @@ const SEARCH_SCHEMA = {
     maxResults: { type: 'integer', minimum: 1, description: 'number of results (default 10)' },
     minScore: { type: 'number', description: 'leave out results scoring below this (memtier\'s BM25 scale: about 1 is a weak match, 5 and more a strong one)' },
     corpus: { type: 'string', enum: ['memory', 'wiki', 'all', 'sessions'], description: 'memtier searches the memory files: "memory" and "all" search them, "wiki" and "sessions" are not served' },
+    alternates: { type: 'string', maxLength: LIMITS.alternatesChars, description: 'other words for what you are looking for when the memory may say it otherwise: the other language (English ↔ Chinese), abbreviations, synonyms, likely wordings; searched below the query\'s own words, never a filter; at most 1,000 characters' },
   },
   required: ['query'],
   additionalProperties: false,
@@ -108,7 +109,7 @@ const GET_SCHEMA = {
   additionalProperties: false,
 };
 
-const SEARCH_DESCRIPTION = 'Mandatory recall step: search the long-term memory (MEMORY.md, USER.md, memory/ with daily notes, decisions, preferences, people, lessons, and knowledge/) before answering questions about prior work, decisions, dates, people, preferences, or todos. Returns ranked entries with a path#Lline citation; open one with memory_get for its context. English and Chinese.';
+const SEARCH_DESCRIPTION = 'Mandatory recall step: search the long-term memory (MEMORY.md, USER.md, memory/ with daily notes, decisions, preferences, people, lessons, and knowledge/) before answering questions about prior work, decisions, dates, people, preferences, or todos. Returns ranked entries with a path#Lline citation; open one with memory_get for its context. English and Chinese. Pass `alternates` when the memory may word it otherwise (another language, an abbreviation, a paraphrase), and when the first results do not answer, search again with them.';
 const GET_DESCRIPTION = 'Safe exact excerpt read from a memory file (MEMORY.md, USER.md, memory/, knowledge/). Use it on a memory_search citation to read the lines around a hit before quoting. Defaults to a bounded excerpt when lines are omitted and says how to continue (nextFrom) when more content exists. status=ok: read; status=not_found: no such memory file; status=error: the read failed.';
 
 export interface MemtierPlugin {
@@ -184,7 +185,7 @@ function registerPlugin(api: OpenClawApi, main: Main, version: string): void {
       if (!p.availableTools?.has('memory_search')) return [];
       return [
         '## Memory Recall',
-        'Before answering anything about prior work, decisions, dates, people, preferences, or todos: run memory_search; use memory_get on a hit to read the lines around it. If low confidence after search, say you checked.',
+        'Before answering anything about prior work, decisions, dates, people, preferences, or todos: run memory_search; use memory_get on a hit to read the lines around it. The memory may word it otherwise (English or Chinese, an abbreviation, other words): pass `alternates` with those words, and search again with them when the first results do not answer. If low confidence after search, say you checked.',
         'Record decisions and the working state with memory_wal before answering; store a durable fact with memory_write (never a secret).',
         'Citations: include Source: <path#line> when it helps the user verify memory snippets.',
         '',
@@ -349,7 +350,9 @@ export async function memorySearch(run: Run, params: Record<string, unknown>): P
     return { results: [], ...base, disabled: true, unavailable: true, warning: `memtier searches the memory files; corpus=${corpus} is not served by this memory plugin`, action: 'search with corpus "memory" (the default)' };
   }
   const k = Number.isInteger(params.maxResults) && (params.maxResults as number) > 0 ? Math.min(params.maxResults as number, 50) : 10;
-  const r = await run({ argv: ['search', query, '--k', String(k), '--record'] });
+  const alternates = typeof params.alternates === 'string' ? params.alternates.trim() : '';
+  if (alternates.length > LIMITS.alternatesChars) return { results: [], ...base, error: `alternates: over the limit of ${LIMITS.alternatesChars.toLocaleString('en-US')} characters (a few other words for the question, not a document)` };
+  const r = await run({ argv: ['search', '--k', String(k), '--record', ...(alternates ? [`--also=${alternates}`] : []), '--', query] });
   if (r.code !== 0) return { results: [], ...base, disabled: false, unavailable: true, error: describeError(r.json) };
   const minScore = typeof params.minScore === 'number' ? params.minScore : undefined;
   const hits = ((r.json.results ?? []) as SearchHit[]).filter((h) => minScore === undefined || h.score >= minScore);

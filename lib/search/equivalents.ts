@@ -34,6 +34,7 @@ export const EQUIVALENTS: string[][] = [
   ['cluster', '集群'],
   ['monitoring', '监控'],
   ['alert', 'alerting', '告警', '报警'],
+  ['on-call', 'on call', 'oncall', '值班'],
   ['log', 'logs', '日志'],
   ['backup', '备份'],
   ['migration', 'migrate', '迁移'],
@@ -218,6 +219,12 @@ export function equivalentsOf(query: string, terms: string[], tokenize: (s: stri
 }
 
 const HAN = /[\u3400-\u9fff]/;
+
+/** The groups of which the query text holds a form (the words the table bridges for it: the dictionary, bridge.ts, leaves them to it). */
+export function heldGroups(query: string): string[][] {
+  const text = query.toLowerCase();
+  return EQUIVALENTS.filter((g) => g.some((f) => holds(text, f)));
+}
 
 /**
  * The query read word by word in the other language through the table: each form it holds replaced

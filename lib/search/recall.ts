@@ -14,8 +14,11 @@
  * 4. Hot tier first: up to 3 entries recalled HOT_RECALL_COUNT (5) times or more, most recalled
  *    first; they are kept out of the ranked part.
  * 5. Ranked entries from `search`, leaving out entries below RECALL_THRESHOLD (0.15) activation
- *    unless `includeFaded`.
- * 6. Every entry shown is recorded in the recall history.
+ *    unless `includeFaded`. A question that names a time (去年国庆去哪玩了, "what did we do last
+ *    May") asks after what was written then: those entries are never left out as faded, and come
+ *    first; entries of other times only fill the room they leave.
+ * 6. What answered a question (its first results: history.ts creditedKeys) is recorded in the
+ *    recall history; the rest of the block, and a block without a question, is not.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -25,9 +28,10 @@ import { stateDirProblem } from '../store/state-dir.js';
 import { HOT_RECALL_COUNT, RECALL_THRESHOLD } from './activation.js';
 import { recallBudget, type Budget } from './budget.js';
 import { ID_TERM_PREFIX, STRIDE, type Doc, type IndexView } from './corpus.js';
-import { readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
+import { creditedKeys, readRecallHistory, recordRecalls, type RecallRecord } from './history.js';
 import { CACHE_FILE } from './recall-cache.js';
 import { rank, unitKey, withIndex, type SearchResult } from './search.js';
+import { parseTimeRange } from './timeexpr.js';
 import { TITLE_PROPERTY } from './units.js';
 
 export { CACHE_FILE };
@@ -80,6 +84,8 @@ export interface RecallOptions {
   noRecord?: boolean;
   /** Bypass the 15 s cache. */
   noCache?: boolean;
+  /** Other words for what the query asks (search.ts SearchOptions.alternates). */
+  alternates?: string;
   index?: IndexView;
 }
 
@@ -138,7 +144,7 @@ function lineFor(r: SearchResult, hot: boolean): string {
 }
 
 function cacheKey(query: string, o: RecallOptions, state: string): string {
-  return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded])).update('\0').update(state).digest('hex').slice(0, 16);
+  return createHash('sha1').update(JSON.stringify([query, o.contextUsed ?? 0, o.maxChars ?? RECALL_DEFAULTS.maxChars, !!o.includeFaded, ...(o.alternates ? [o.alternates] : [])])).update('\0').update(state).digest('hex').slice(0, 16);
 }
 
 /**
@@ -249,6 +255,9 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
   const history = readRecallHistory(ctx.root);
   const hot: RecallItem[] = [];
   const results: RecallItem[] = [];
+  // the time a question names, if any: its entries come first
+  let asked: { from: string; to: string } | undefined;
+  const inTime = (r: SearchResult): boolean => !!asked && !!r.date && r.date >= asked.from && r.date <= asked.to;
   const build = (view: IndexView): void => {
     // the cache answers only for the memory it was filled from: the key holds the view's state,
     // which changes with any file the index's freshness check sees changed, added, moved or gone
@@ -273,13 +282,21 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
       // with a question, a hot entry is shown only when it matches, marked ★, in its place by
       // score: the best match always comes first, and nothing pushes it out of the budget
       const hotKeys = new Set(hotList.map((h) => unitKey(h.d)));
-      const opts: Parameters<typeof rank>[3] = { k: budget.limit, history };
+      // a question naming a time: more results, to find that time's entries below the others
+      const named = parseTimeRange(query, ctx.clock.now(), ctx.clock.tz) !== undefined;
+      const opts: Parameters<typeof rank>[3] = { k: named ? budget.limit * 3 : budget.limit, history };
       if (!o.includeFaded) opts.minActivation = RECALL_THRESHOLD;
+      if (o.alternates) opts.alternates = o.alternates;
       const resp = rank(ctx, view, query, opts);
+      asked = resp.range;
+      const ordered = asked ? [...resp.results.filter(inTime), ...resp.results.filter((r) => !inTime(r))] : resp.results;
       const nowhere = pointsNowhere(view);
-      for (const r of resp.results) {
+      let n = 0;
+      for (const r of ordered) {
+        if (n >= budget.limit) break;
         if (nowhere(r)) continue;
         if (!take(r, hotKeys.has(r.key))) break;
+        n++;
       }
       return;
     }
@@ -295,11 +312,12 @@ export async function recall(ctx: Ctx, query: string, o: RecallOptions = {}): Pr
   if (o.index) build(o.index);
   else await withIndex(ctx, build);
   if (cached) return cached;
-  // in the order they were taken: by score for a question, the hot list without one
-  const lines = (hot.length && results.length ? [...hot, ...results].sort((a, b) => b.score - a.score) : [...hot, ...results]).map((r) => r.line_text);
+  // in the order they were taken: for a question the entries of the time it names, then by score; the hot list without one
+  const shown = hot.length && results.length ? [...hot, ...results].sort((a, b) => Number(inTime(b)) - Number(inTime(a)) || b.score - a.score) : [...hot, ...results];
+  const lines = shown.map((r) => r.line_text);
   const text = lines.length ? `Relevant memory (memtier recall; cite path#Lline when you use it):\n${lines.join('\n')}` : '';
   const block = { query, budget, hot, results, text };
-  if (!o.noRecord && lines.length) recordRecalls(ctx, [...hot, ...results].map((r) => r.key), query);
+  if (!o.noRecord && lines.length && query.trim()) recordRecalls(ctx, creditedKeys(shown), query);
   if (!o.noCache) {
     const c = readCache(ctx.root);
     for (const [k, v] of Object.entries(c.entries)) if (nowMs - v.at >= RECALL_DEFAULTS.cacheTtlMs || nowMs < v.at) delete c.entries[k];

@@ -11,7 +11,11 @@
  *   The query's terms: its own words, their equivalents (equivalents.ts, half weight), the other
  *   names the memory declares for a name (aliases.ts) and the members of a kind it names ("what
  *   sports" → surfing, basketball; kinds.ts, kindWeight 0.5 of the kind word's idf, never above
- *   the member's own).
+ *   the member's own);
+ *   then secondary terms (secondary.ts), words the question does not contain: the caller's
+ *   alternates (--also, alsoWeight 0.9 of their idf) and the dictionary bridge's (bridge.ts,
+ *   bridgeWeight 0.4), added to the BM25, never to file coverage (a dictionary word excepted, as
+ *   an equivalent) nor as a tag hit.
  * - context: an entry of a log (episodic day, buffer, archive) also earns contextWeight (0.5) ×
  *   the bm25 of each neighbour up to contextSpan (2) entries away, × contextDecay (0.7) per extra
  *   step: an answer carries the question it answers. dev: R@10 0.633 → 0.707 with fileWeight.
@@ -53,10 +57,11 @@ import { loadCorpusFresh, STRIDE, unitAliases, type Doc, type FileArrays, type I
 import { classify, type FileInfo } from '../format/layout.js';
 import { readRecallHistory, type RecallRecord } from './history-read.js';
 import { parseTimeRange, type TimeRange } from './timeexpr.js';
-import { EQUIVALENT_WEIGHT, equivalentsOf, translatedQuery } from './equivalents.js';
-import { queryTokens, tokenize } from './tokenize.js';
+import { EQUIVALENT_WEIGHT, equivalentsOf, heldGroups, translatedQuery } from './equivalents.js';
+import { fold, queryTokens, tokenize } from './tokenize.js';
 import { aliasExpansions } from './aliases.js';
 import { KIND_WEIGHT, kindTerms } from './kinds.js';
+import { ALSO_WEIGHT, BRIDGE_WEIGHT, phrasePostings, secondaryTerms, type SecondaryTerm } from './secondary.js';
 import { lazyImport } from '../core/lazy.js';
 
 /** Ranking parameters (documented defaults; tuned on the LoCoMo dev split). Mutable only for tuning experiments. */
@@ -97,6 +102,11 @@ export const PARAMS = {
   standInFull: true,
   /** A kind the question names ("what sports") also searches its members (kinds.ts), each at this share of the kind word's weight (0: off). */
   kindWeight: KIND_WEIGHT,
+  /** The dictionary bridge (bridge.ts): a Chinese word the memory rarely writes also searches its English glosses, an English word the Chinese words it glosses (secondary terms). */
+  dictionary: true,
+  /** Secondary terms' (secondary.ts) shares of their idf: the caller's alternates, the dictionary's words. */
+  alsoWeight: ALSO_WEIGHT,
+  bridgeWeight: BRIDGE_WEIGHT,
 };
 
 /**
@@ -105,7 +115,13 @@ export const PARAMS = {
  * 周三; not the entry's own time stamp); a question after the outcome ("what did we decide", "how was it fixed", 最后, 怎么解决)
  * favours decisions and lessons and entries that say what was changed, over the report of the problem.
  */
-const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量/i;
+const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:port|version|number|size|percentage|price)|which (?:port|version)|how much)\b|多少|几个|几次|几天|几点|多久|多大|多长|端口|版本号?|哪个端口|数量|\b(?:what|what's|whats)\b(?:(?!\b(?:when|who|why|where)\b).)*\b(?:timeouts?|ttl|interval|limit|threshold|retention|quota|capacity|latency|budget|cost|price|fee)\b|(?:超时|间隔|阈值|上限|限额|配额|保留|延迟|预算|费用|价格)(?:是|设|改|为|调)/i;
+/**
+ * A version (v2.8, 3.5.1) names a release, not the quantity a question asks for ("what's the bank
+ * callback timeout" is answered by "改为 30 秒", not by the deploy note of v2.8); a question naming a
+ * quantity (timeout, interval, limit, 超时是…) asks for a number as "how long" does (NUMBER_INTENT).
+ */
+const VERSION = /\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b/gi;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
 const SPEAKER = /^(\p{Lu}[\p{L}'-]*):\s/u;
@@ -154,6 +170,8 @@ export interface SearchOptions {
   index?: IndexView;
   /** Include entries struck through as superseded (left out by default; ranked ×0.5 when included). */
   includeSuperseded?: boolean;
+  /** Other words for what the question asks (the caller's: other language, abbreviations, likely wordings): searched below the question's own words, never a filter (secondary.ts). */
+  alternates?: string;
 }
 
 /** A ranked unit: the unit's own fields (lib/search/units.ts) plus what the ranking adds. */
@@ -180,6 +198,8 @@ export interface SearchResponse {
   total: number;
   /** Other names of names in the query, declared by the memory (searched too, at EQUIVALENT_WEIGHT). */
   aliases?: string[];
+  /** Secondary terms searched (the caller's alternates, the dictionary's words), with their source and weight. */
+  secondary?: { word: string; source: 'also' | 'cedict'; via?: string; weight: number }[];
   results: SearchResult[];
   /** Memory files not searched because they are over the file size limit (MAX_FILE_BYTES). */
   tooLarge?: string[];
@@ -409,6 +429,24 @@ function declarationsOf(view: IndexView, t: string): [string, string][] | undefi
   return out;
 }
 
+/**
+ * The secondary terms of a query (secondary.ts) with their weights: PARAMS.alsoWeight of its idf
+ * for an alternate, PARAMS.bridgeWeight for a dictionary word (the idf of the entries holding all
+ * its pieces).
+ */
+function secondaryOf(view: IndexView, textQuery: string, asked: string[], terms: string[], alternates: string | undefined, idfOf: (df: number) => number): SecondaryTerm[] {
+  if (!alternates?.trim() && !PARAMS.dictionary) return [];
+  // the words the equivalents table already bridged for this query (the dictionary leaves them to it)
+  const covered = new Set<string>();
+  if (PARAMS.dictionary) for (const g of heldGroups(textQuery)) for (const f of g) { covered.add(f); if (!/\p{Script=Han}/u.test(f)) for (const t of queryTokens(f)) covered.add(t); }
+  const sec = secondaryTerms(view, fold(textQuery), asked, alternates, new Set(terms), covered, queryTokens, PARAMS.dictionary);
+  for (const s of sec) {
+    const df = s.tokens.length === 1 ? view.df(s.tokens[0]!) : phrasePostings(view, s.tokens).reduce((n, c) => n + (c.length >> 1), 0);
+    s.weight = idfOf(Math.max(1, df)) * (s.source === 'also' ? PARAMS.alsoWeight : PARAMS.bridgeWeight);
+  }
+  return sec;
+}
+
 /** Rank the index `view` for `query`. Pure: same index, history and clock → same results. */
 export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptions = {}): SearchResponse {
   const k = opts.k ?? 10;
@@ -417,7 +455,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const today = localDate(now, tz);
   const range = parseTimeRange(query, now, tz);
   let textQuery = query;
-  if (range) for (const p of range.phrases) textQuery = textQuery.toLowerCase().replace(p, ' ');
+  if (range) for (const p of range.strip) textQuery = textQuery.toLowerCase().replace(p, ' ');
   const asked = queryTokens(textQuery);
   // abbreviations and the other language's words (equivalents.ts), at a lower weight
   const { terms: extra, full: standIns } = equivalentsOf(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
@@ -458,6 +496,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const nameIdf = Math.max(0, ...name.map((n) => idfOf(Math.max(1, view.df(n)))));
     idf.set(t, PARAMS.kindWeight * Math.min(idf.get(t)!, nameIdf));
   }
+  // secondary terms: the caller's alternates and the dictionary's words (secondary.ts), below the question's own
+  const secondary = secondaryOf(view, textQuery, asked, terms, opts.alternates, idfOf);
   const rows = newRows(view.slots);
   let nRows = 0;
   const nFiles = view.paths.length;
@@ -469,6 +509,21 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (w === 0) continue;
     for (const pairs of view.slotPostings(t)) nRows = phaseAPostings(pairs, w, avg, fa, rows, nRows, fileMass);
   }
+  // the secondary terms' BM25 (secondary.ts), kept apart for --explain and added, never a tag hit;
+  // a dictionary word counts toward file coverage as an equivalent does (the question's word in the
+  // other language), an alternate never (the caller's words are not the question's)
+  let secBm: Float64Array | undefined;
+  if (secondary.length) {
+    secBm = new Float64Array(view.slots);
+    const into: Rows = { ...rows, bm: secBm, tagHits: new Uint8Array(view.slots) };
+    const scratch = new Float64Array(nFiles);
+    for (const s of secondary) {
+      const covers = s.source === 'cedict';
+      if (covers) totalMass += s.weight;
+      for (const pairs of phrasePostings(view, s.tokens)) nRows = phaseAPostings(pairs, s.weight, avg, fa, into, nRows, covers ? fileMass : scratch);
+    }
+    for (let r = 0; r < nRows; r++) rows.bm[r]! += secBm[r]!;
+  }
   // per class (kind and tier of a file, fa.info & CLASS_MASK): what the loops below ask of a file
   const classes = fa.classes;
   const isLogClass = Uint8Array.from(classes, ([kind]) => (LOG_KINDS.has(kind) ? 1 : 0));
@@ -476,7 +531,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // entries of that range in date order; otherwise entries of the range that match no term
   // still come (last), so "what happened last Tuesday" lists that day even when "happened" is
   // not written anywhere.
-  const listRange = range !== undefined && asked.every((t) => view.df(t) === 0);
+  // (the words of the time phrase itself, kept as words when relative or a holiday's name, count as the time)
+  const timeWords = new Set(range ? queryTokens(range.phrases.join(' ')) : []);
+  const listRange = range !== undefined && asked.every((t) => timeWords.has(t) || view.df(t) === 0) && !secondary.length;
   const rangeFiles = new Uint8Array(nFiles);
   // entries written just after the range whose own words name a day inside it ("last night",
   // "yesterday", 上周二, read against the entry's date): in the range too
@@ -552,7 +609,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const order = candidates(pre, thr);
   order.sort((x, y) => pre[y]! - pre[x]! || rows.slot[x]! - rows.slot[y]!);
   const files = new Set<number>();
-  const chosenC: { file: number; pos: number; bm: number; ctx: number; src: number; tagHits: number }[] = [];
+  const chosenC: { file: number; pos: number; bm: number; ctx: number; src: number; tagHits: number; sec: number }[] = [];
   for (const j of order) {
     const slot = rows.slot[j]!;
     const file = rows.file[j]!;
@@ -560,7 +617,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (files.size >= maxFiles) continue;
       files.add(file);
     }
-    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, src: rows.cxSrc[j]! - 1, tagHits: rows.tagHits[j]! });
+    chosenC.push({ file, pos: slot - view.fileStart(file), bm: rows.bm[j]!, ctx: rows.cx[j]!, src: rows.cxSrc[j]! - 1, tagHits: rows.tagHits[j]!, sec: secBm ? secBm[j]! : 0 });
     if (chosenC.length >= maxDocs) break;
   }
   const pass = (d: Doc): boolean => {
@@ -601,7 +658,9 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (u.date) actInput.date = u.date;
     if (rec) { actInput.lastRecall = rec.last; actInput.recallCount = rec.count; }
     const act = activationOn(actInput, today, tz);
-    if (opts.minActivation !== undefined && act < opts.minActivation) continue;
+    // a question that names a time asks after what happened then, however long ago: an entry of
+    // that time is never left out as faded (recall's 去年国庆去哪玩了)
+    if (opts.minActivation !== undefined && act < opts.minActivation && !(range && ((u.date && u.date >= range.from && u.date <= range.to) || mentions.has(view.fileStart(c.file) + c.pos)))) continue;
     const file = fileFactor(c.file);
     const tag = 1 + PARAMS.tagBonus * c.tagHits;
     const type = (u.type && TYPE_WEIGHT[u.type]) || 1;
@@ -614,7 +673,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
     let intent = 1;
     const outcome = wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text));
-    if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, ''))) intent *= PARAMS.intentWeight;
+    if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, '').replace(VERSION, ''))) intent *= PARAMS.intentWeight;
     if (wantsDate && HAS_DATE.test(u.text.replace(STAMP, ''))) intent *= PARAMS.intentWeight;
     if (outcome) intent *= PARAMS.intentWeight;
     // a name and its declared alias count once: an entry that holds the name the query says
@@ -638,6 +697,12 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (stoodIn.length) item.explain.standIn = stoodIn.join(' ');
       const members = kindOf.filter((t) => d.tf.has(t));
       if (members.length) item.explain.kind = members.map((t) => `${kinds.get(t)!.kind}:${t}`).join(' ');
+      // the secondary terms it holds: which, from where, at what weight (their BM25 in `secondary`)
+      const held = secondary.filter((s) => s.tokens.every((t) => d.tf.has(t)));
+      if (held.length) {
+        item.explain.secondary = round(c.sec);
+        item.explain.also = held.map((s) => `${s.word}(${s.source === 'also' ? 'alternate' : `cedict ${s.via}`}, w ${round(s.weight)})`).join(' ');
+      }
     }
     scored.push(item);
   }
@@ -696,6 +761,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const unitFiltered = filtered || !!opts.since || !!opts.until;
   const resp: SearchResponse = { query, terms, total: unitFiltered ? Math.max(passed, results.length) : total, results };
   if (aliasNames.length) resp.aliases = aliasNames;
+  if (secondary.length) resp.secondary = secondary.map((s) => ({ word: s.word, source: s.source, ...(s.via ? { via: s.via } : {}), weight: round(s.weight) }));
   if (range) resp.range = range;
   if (view.tooLarge?.length) resp.tooLarge = view.tooLarge;
   return resp;

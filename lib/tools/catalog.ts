@@ -26,6 +26,8 @@ export const LIMITS = {
   textChars: 4000,
   /** A path (memory_get) or an entry reference (memory_forget, memory_supersede). */
   pathChars: 1024,
+  /** memory_search's and memory_recall's alternates: a few other words for the question (the CLI's --also limit). */
+  alternatesChars: 1000,
 } as const;
 
 const n = (v: number): string => v.toLocaleString('en-US');
@@ -39,6 +41,11 @@ const DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'not a day as YYYY-MM-DD (e.
 const TYPE = z.enum(ENTRY_TYPES);
 const TAGS = z.array(z.string().min(1).max(64, 'a tag over 64 characters')).max(20, 'more than 20 tags');
 const QUERY = z.string().min(1, 'empty').max(LIMITS.queryChars, `over the limit of ${n(LIMITS.queryChars)} characters (give the question, not a document)`);
+/** Other words for the question (search --also): secondary terms, never a filter. */
+const ALTERNATES = z.string().max(LIMITS.alternatesChars, `over the limit of ${n(LIMITS.alternatesChars)} characters (a few other words for the question, not a document)`)
+  .describe('other words for what you are looking for, when the memory may say it otherwise: the other language (English ↔ Chinese), abbreviations, synonyms, likely wordings (e.g. "tracing OpenTelemetry 链路追踪"); searched below the query\'s own words, never a filter; at most 1,000 characters');
+/** When to pass alternates, said the same in both tools' descriptions. */
+const ALTERNATES_HINT = ' Pass `alternates` when the memory may word it otherwise (another language, an abbreviation, a paraphrase: "on-call" for 值班, "father-in-law" for 岳父), and when the first results do not answer, search again with them.';
 const TEXT = z.string().min(1, 'empty').max(LIMITS.textChars, `over the limit of ${n(LIMITS.textChars)} characters (one fact, one line)`);
 const ENTRY_REF = z.string().min(1, 'empty').max(LIMITS.pathChars, `over the limit of ${n(LIMITS.pathChars)} characters`)
   .describe('the entry: its id as memory_search returns it (^k2j3mx0a1b), or its citation (memory/episodic/2026-05-14.md#L12, or PATH:LINE)');
@@ -53,7 +60,7 @@ export function toolTable() {
   return {
     memory_search: {
       title: 'Search memory',
-      description: 'Search the long-term memory (decisions, preferences, people, projects, lessons, daily logs) before answering anything that depends on what was said or decided before. Returns ranked entries, each with a path#Lline citation to quote and to open with memory_get. English and Chinese; a time phrase in the query ("last Tuesday", "in May", "上周二") narrows to that time. Limits: query at most 4,096 characters; since/until real days as YYYY-MM-DD.',
+      description: 'Search the long-term memory (decisions, preferences, people, projects, lessons, daily logs) before answering anything that depends on what was said or decided before. Returns ranked entries, each with a path#Lline citation to quote and to open with memory_get. English and Chinese; a time phrase in the query ("last Tuesday", "in May", "上周二") narrows to that time.' + ALTERNATES_HINT + ' Limits: query at most 4,096 characters, alternates at most 1,000; since/until real days as YYYY-MM-DD.',
       inputSchema: {
         query: QUERY.describe('what to look for, in words (not a regular expression); at most 4,096 characters'),
         k: z.number().int().min(1).max(50).optional().describe('number of results (default 10)'),
@@ -62,11 +69,12 @@ export function toolTable() {
         since: DAY.optional().describe('only dated entries on or after this day (YYYY-MM-DD, a real day)'),
         until: DAY.optional().describe('only dated entries on or before this day (YYYY-MM-DD, a real day)'),
         tier: z.enum(['hot', 'warm', 'cold']).optional().describe('only this tier (hot: MEMORY.md, SESSION-STATE.md, the working buffer)'),
+        alternates: ALTERNATES.optional(),
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-      invoke: (a: { query: string; k?: number | undefined; type?: string | undefined; tags?: string[] | undefined; since?: string | undefined; until?: string | undefined; tier?: string | undefined }): Invocation => ({
-        // the query after "--": a query starting with "-" is words, not a flag
-        argv: ['search', ...opt('--k', a.k), ...opt('--type', a.type), ...opt('--tags', a.tags?.join(',')), ...opt('--since', a.since), ...opt('--until', a.until), ...opt('--tier', a.tier), '--record', '--', a.query],
+      invoke: (a: { query: string; k?: number | undefined; type?: string | undefined; tags?: string[] | undefined; since?: string | undefined; until?: string | undefined; tier?: string | undefined; alternates?: string | undefined }): Invocation => ({
+        // the query after "--": a query starting with "-" is words, not a flag; --also=TEXT likewise
+        argv: ['search', ...opt('--k', a.k), ...opt('--type', a.type), ...opt('--tags', a.tags?.join(',')), ...opt('--since', a.since), ...opt('--until', a.until), ...opt('--tier', a.tier), ...also(a.alternates), '--record', '--', a.query],
       }),
     },
     memory_get: {
@@ -86,18 +94,19 @@ export function toolTable() {
     },
     memory_recall: {
       title: 'Recall for this turn',
-      description: 'A short, budgeted block of the memories most relevant to the conversation right now (the most-recalled entries first), to read before replying. Give a query or the last messages (at least one of them). Cheaper than several searches when you only need context. Limits: query at most 4,096 characters; at most 200 messages, each content at most 16,384 characters and 65,536 in all (only the last turns are read).',
+      description: 'A short, budgeted block of the memories most relevant to the conversation right now (the most-recalled entries first), to read before replying. Give a query or the last messages (at least one of them). Cheaper than several searches when you only need context.' + ALTERNATES_HINT + ' Limits: query at most 4,096 characters, alternates at most 1,000; at most 200 messages, each content at most 16,384 characters and 65,536 in all (only the last turns are read).',
       inputSchema: {
         query: QUERY.optional().describe('what the reply is about; at most 4,096 characters'),
         messages: MESSAGES.optional().describe('the recent conversation, oldest first: at most 200 messages, each content at most 16,384 characters, 65,536 in all'),
         max_chars: z.number().int().min(200).max(20000).optional().describe('size limit of the block (default 2000)'),
         context_used: z.number().min(0).max(1).optional().describe('fraction of your context window already used: fewer entries when it is full'),
+        alternates: ALTERNATES.optional(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
       check: (a: { query?: string | undefined; messages?: unknown[] | undefined }): string | undefined =>
         a.query === undefined && a.messages === undefined ? 'memory_recall needs `query` or `messages` (neither was given): what the reply is about, or the last turns of the conversation' : undefined,
-      invoke: (a: { query?: string | undefined; messages?: { role: string; content: string }[] | undefined; max_chars?: number | undefined; context_used?: number | undefined }): Invocation => {
-        const common = [...opt('--max-chars', a.max_chars), ...opt('--context-used', a.context_used)];
+      invoke: (a: { query?: string | undefined; messages?: { role: string; content: string }[] | undefined; max_chars?: number | undefined; context_used?: number | undefined; alternates?: string | undefined }): Invocation => {
+        const common = [...opt('--max-chars', a.max_chars), ...opt('--context-used', a.context_used), ...also(a.alternates)];
         // with neither, the command itself refuses ("recall needs --query TEXT or --messages FILE")
         const query = a.query === undefined ? [] : [`--query=${a.query}`];
         if (a.messages) return { argv: ['recall', '--messages', '-', ...query, ...common], stdin: JSON.stringify(a.messages) };
@@ -179,6 +188,11 @@ export function toolTable() {
       read: (ctx: Ctx, a: RecentArgs): Record<string, unknown> => recentActivity(ctx, a),
     },
   } as const;
+}
+
+/** `--also=TEXT` (alternates starting with "-" are words, not a flag), or nothing for none. */
+function also(v: string | undefined): string[] {
+  return v === undefined || !v.trim() ? [] : [`--also=${v}`];
 }
 
 function opt(flag: string, v: string | number | undefined): string[] {
