@@ -206,9 +206,10 @@ export function firstSimilar(sets: readonly Set<string>[], t: number): (number |
 }
 
 /** Is the entry staged: not superseded, not TEMP, in the log of the last `maxAgeDays` days or in the recall history? */
-function staged(e: MemEntry, from: string, recalled: (e: MemEntry) => string | undefined): string | undefined {
+function staged(e: MemEntry, from: string, today: string, recalled: (e: MemEntry) => string | undefined): string | undefined {
   if (e.superseded || e.type === 'TEMP' || e.kind === 'memory-index') return undefined;
-  return LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from ? historyKey(e) : recalled(e);
+  // a day after today (a plan written ahead) is not of the last days' log
+  return LOG_KINDS.has(e.kind) && e.day !== undefined && e.day >= from && e.day <= today ? historyKey(e) : recalled(e);
 }
 
 function poolEntry(e: MemEntry, hk: string): PoolEntry {
@@ -229,7 +230,7 @@ export function stagingPool(ctx: Ctx, history: Map<string, RecallRec>, today: st
   const pool: PoolEntry[] = [];
   const recalled = recalledKey(history);
   eachFileEntries(ctx, SOURCE_KINDS, { freeForm: true, keepText: false }, (es) => {
-    for (const e of es) { const hk = staged(e, from, recalled); if (hk !== undefined) pool.push(poolEntry(e, hk)); }
+    for (const e of es) { const hk = staged(e, from, today, recalled); if (hk !== undefined) pool.push(poolEntry(e, hk)); }
   });
   return pool;
 }

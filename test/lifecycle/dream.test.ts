@@ -58,7 +58,7 @@ describe('dream', () => {
     const pool = stagingPool(ctx, history, '2026-05-15', 30);
     // what filtering every entry of the memory gives, in the same order
     const all = collectEntries(ctx, undefined, { freeForm: true }).entries
-      .filter((e) => !e.superseded && e.type !== 'TEMP' && ((['buffer', 'episodic', 'legacy-daily'].includes(e.kind) && e.day! >= '2026-04-15') || history.has(historyKey(e))));
+      .filter((e) => !e.superseded && e.type !== 'TEMP' && ((['buffer', 'episodic', 'legacy-daily'].includes(e.kind) && e.day! >= '2026-04-15' && e.day! <= '2026-05-15') || history.has(historyKey(e))));
     expect(pool.map((p) => `${p.path}:${p.line}`)).toEqual(all.map((e) => `${e.path}:${e.line}`));
     expect(pool.map((p) => p.hk)).toEqual(all.map((e) => historyKey(e)));
     expect(pool.map((p) => p.text)).toEqual(all.map((e) => e.text));
@@ -77,6 +77,16 @@ describe('dream', () => {
     expect(readOnce(root, rel)).toContain('Postgrez');
   });
 
+
+  it('a day after today is not of the last days: its entries are staged only when recalled', () => {
+    const root = tmpTree(fixture({
+      'memory/episodic/2026-05-20.md': '# 2026-05-20\n- 09:00 [EVENT] dentist at 10, planned ahead ^ahead001\n- 10:00 [EVENT] team offsite planned ^ahead002\n',
+    }, { ahead002: rec(3, 3, ['2026-05-14']) }));
+    const pool = stagingPool(testCtx(root), readRecallHistory(root), '2026-05-15', 30);
+    expect(pool.some((p) => p.id === 'ahead001')).toBe(false);
+    expect(pool.some((p) => p.id === 'ahead002')).toBe(true); // recalled: staged like any entry
+    expect(pool.some((p) => p.id === 'dpass001')).toBe(true); // three days ago: staged
+  });
 
   it('deep phase: candidates pass or fail each gate, and --explain says which', () => {
     const root = tmpTree(fixture());
