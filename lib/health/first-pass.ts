@@ -195,19 +195,15 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
   }
   // the main thread's share: the next file from the front while any is unclaimed
   let mine = 0;
+  if (o.workerFirst) Atomics.wait(ctl, 1, 0, STALL_MS);
+  while (Atomics.add(ctl, 0, 1) < n) await note(todo[mine++]!);
   let got: PassAnswer | undefined;
-  try {
-    if (o.workerFirst) Atomics.wait(ctl, 1, 0, STALL_MS);
-    while (Atomics.add(ctl, 0, 1) < n) await note(todo[mine++]!);
-    if (mine < n) {
-      let timer: NodeJS.Timeout | undefined;
-      got = await Promise.race([answer, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), STALL_MS); })]);
-      clearTimeout(timer);
-    }
-  } finally {
-    // also when this thread's share failed: a live worker keeps the process from ever exiting
-    void worker.terminate();
+  if (mine < n) {
+    let timer: NodeJS.Timeout | undefined;
+    got = await Promise.race([answer, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), STALL_MS); })]);
+    clearTimeout(timer);
   }
+  void worker.terminate();
   if (mine < n) {
     if (got && got.files.length === n - mine) {
       const renumber = new Map<string, (x: unknown, map: Int32Array) => unknown>();

@@ -152,15 +152,10 @@ export async function runHealth(ctx: Ctx, opts: HealthOptions = {}): Promise<Hea
   // the first pass's worker, started while the walk finds the files the pass will read (first-pass.ts)
   const early = memo ? earlyWorker(ctx.env, opts.firstPass) : undefined;
   const seen = early && memo ? (f: MemFile): void => early.seen(f.size, !unchanged(f, kept, memo)) : undefined;
-  let snap: Snapshot;
-  try {
-    snap = loadSnapshot(ctx.root, { lazy: memo !== undefined, ...(seen ? { seen } : {}) });
-    if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: opts.firstPass?.host ?? host!, ...(early?.worker() ? { early: early.worker()! } : {}) });
-  } finally {
-    // stopped whether the pass used it (it is done with it) or not (no file to read, no core idle,
-    // or the walk or the pass failed: a live worker would keep the process from ever exiting)
-    void early?.worker()?.worker.terminate();
-  }
+  let snap = loadSnapshot(ctx.root, { lazy: memo !== undefined, ...(seen ? { seen } : {}) });
+  if (memo) kept = await summarizeFiles(selected, snap, { ...checkEnv(ctx, opts.limits), memo }, kept, { ...opts.firstPass, host: opts.firstPass?.host ?? host!, ...(early?.worker() ? { early: early.worker()! } : {}) });
+  // stopped whether the pass used it (it is done with it) or not (no file to read, or no core idle)
+  void early?.worker()?.worker.terminate();
   const checks = opts.checks ? selected : reusing(selected, kept, true);
   const env: CheckEnv = { ...checkEnv(ctx, opts.limits), ...(kept ? { kept: keptData(kept), keptFindings: keptFindings(kept) } : {}), ...(memo ? { memo } : {}) };
   let pass = await runChecks(checks, snap, env);
