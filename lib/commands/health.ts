@@ -20,7 +20,7 @@ const flags: FlagSpec[] = [
   { name: 'only', type: 'list', value: 'ID,ID', description: 'run only these checks (see --list)' },
   { name: 'all', type: 'boolean', description: 'list every finding in the text report (by default each check lists at most 50; counts are always complete; --json lists every one)' },
   { name: 'list', type: 'boolean', description: 'list the checks (id, severity, --fix, description) and exit' },
-  { name: 'markdown', type: 'boolean', description: 'with --list: print the README table of checks (between its markers)' },
+  { name: 'markdown', type: 'boolean', description: 'with --list: print the table of checks for docs/guide.md (between its markers)' },
   { name: 'explain', type: 'string', value: 'ID', description: 'print the doc entry of one check: trigger, failing and fixed examples, why it matters' },
 ];
 

@@ -1,5 +1,5 @@
 /**
- * Documentation generated from the registry: the README's check table and one doc entry per
+ * Documentation generated from the registry: docs/guide.md's check table and one doc entry per
  * check (`memtier health --list --markdown`, `memtier health --explain ID`).
  */
 import { CHECKS } from './checks/index.js';
@@ -10,7 +10,7 @@ export const TABLE_END = '<!-- health-checks:end -->';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The markdown table of checks, in registry order (what goes between the README markers). */
+/** The markdown table of checks, in registry order (what goes between the markers of docs/guide.md). */
 export function checksTable(checks: readonly Check[] = CHECKS): string {
   const rows = [
     '| check | what it verifies | severity | `--fix` | from |',
@@ -20,12 +20,12 @@ export function checksTable(checks: readonly Check[] = CHECKS): string {
   return rows.join('\n') + '\n';
 }
 
-/** The table wrapped in its markers, ready to paste into README.md. */
+/** The table wrapped in its markers, ready to paste into docs/guide.md. */
 export function checksTableBlock(checks: readonly Check[] = CHECKS): string {
   return `${TABLE_START}\n${checksTable(checks)}${TABLE_END}\n`;
 }
 
-/** The README text between the markers, or undefined when the markers are absent. */
+/** The text of docs/guide.md between the markers, or undefined when the markers are absent. */
 export function tableInReadme(readme: string): string | undefined {
   const a = readme.indexOf(TABLE_START);
   const b = readme.indexOf(TABLE_END);
