@@ -5,6 +5,8 @@
  * "数据库" finds "database". Curated by hand for any memory, not fitted to a benchmark; a group is
  * a list of forms, each a word or a phrase in any language. Add a group here (and a test) to extend it.
  */
+import { toSimplified } from '../format/han.js';
+
 export const EQUIVALENT_WEIGHT = 0.5;
 
 export const EQUIVALENTS: string[][] = [
@@ -193,7 +195,7 @@ export function equivalentTerms(query: string, terms: string[], tokenize: (s: st
  * the word is found, and there is no literal to weigh them below: they are `full`.
  */
 export function equivalentsOf(query: string, terms: string[], tokenize: (s: string) => string[], known: (term: string) => boolean = () => true): { terms: string[]; full: Set<string> } {
-  const text = query.toLowerCase();
+  const text = tableText(query);
   const have = new Set(terms);
   const out = new Set<string>();
   const full = new Set<string>();
@@ -220,9 +222,12 @@ export function equivalentsOf(query: string, terms: string[], tokenize: (s: stri
 
 const HAN = /[\u3400-\u9fff]/;
 
+/** A query as the table's forms are written: lower case, traditional characters as simplified (數據庫 reads as 数据库; one character for one). */
+function tableText(query: string): string { return toSimplified(query.toLowerCase()); }
+
 /** The groups of which the query text holds a form (the words the table bridges for it: the dictionary, bridge.ts, leaves them to it). */
 export function heldGroups(query: string): string[][] {
-  const text = query.toLowerCase();
+  const text = tableText(query);
   return EQUIVALENTS.filter((g) => g.some((f) => holds(text, f)));
 }
 
@@ -233,7 +238,7 @@ export function heldGroups(query: string): string[][] {
  * Undefined when nothing is replaced.
  */
 export function translatedQuery(query: string): string | undefined {
-  let text = query.toLowerCase();
+  let text = tableText(query);
   let changed = false;
   for (const g of EQUIVALENTS) {
     for (const f of g) {

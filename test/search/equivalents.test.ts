@@ -22,6 +22,14 @@ describe('equivalents', () => {
     expect((await ids(root, 'printer'))[0]).toBe('eq000003');
   });
 
+  it('a traditional form reads as the table\'s simplified one (數據庫 is 数据库)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-14.md'), '# 2026-05-14\n\n- 09:00 [DECISION] move the database to PostgreSQL 16 ^eq000011\n- 10:00 [TECH] the printer on floor 3 jams ^eq000012\n');
+    expect(equivalentTerms('數據庫', queryTokens('數據庫'), queryTokens)).toContain('databas');
+    expect((await ids(root, '數據庫遷移'))[0]).toBe('eq000011');
+  });
+
   it('weighs nothing in when no form is named, and skips Chinese forms for a memory without Chinese', () => {
     expect(equivalentTerms('the printer jams', queryTokens('the printer jams'), queryTokens)).toEqual([]);
     const t = equivalentTerms('k8s database', queryTokens('k8s database'), queryTokens, () => false);
