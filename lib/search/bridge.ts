@@ -18,6 +18,7 @@
  * A question whose words the memory writes often reads nothing.
  */
 import { fileURLToPath } from 'node:url';
+import { termHash } from './index-format.js';
 import { CJK_STOP } from './stopwords.js';
 
 /** Glosses kept per headword (the first ones: CEDICT lists the common sense first). */
@@ -48,11 +49,9 @@ thing something anything nothing someone anyone everything everyone`.split(/\s+/
 /** The table is read in shards by a hash of the key (shardOf): a lookup reads one shard, ~5 KB. */
 export const SHARDS = 256;
 
-/** The shard of a key: FNV-1a over its UTF-16 code units (scripts/cedict-table.mjs groups the lines by it). */
+/** The shard of a key: the index's term hash (FNV-1a over UTF-16 code units; scripts/cedict-table.mjs groups the lines by it). */
 export function shardOf(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) { h ^= key.charCodeAt(i); h = Math.imul(h, 0x01000193); }
-  return (h >>> 0) % SHARDS;
+  return termHash(key) % SHARDS;
 }
 
 const FILE = 'cedict-bridge.tsv';
