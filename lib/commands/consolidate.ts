@@ -29,7 +29,9 @@ export const command: CommandSpec = {
                leave the trash for good ("memtier trash list" shows them first)
   7 health     checks run, written to .memtier/health.json
 A second run the same day changes nothing. Exit 1 when the health step finds a FAIL (the memory
-cannot be trusted), as "memtier health" does; upkeep warnings never fail it.`,
+cannot be trusted), as "memtier health" does; upkeep warnings never fail it.
+On a terminal, reading a large memory says how far it is on stderr ("reading memory: …"); Ctrl-C
+leaves every file old or whole.`,
   flags: [
     { name: 'date', type: 'string', value: 'YYYY-MM-DD', description: 'summarize this day instead of today ("yesterday": the day that ended, what the nightly job passes)' },
     { name: 'dry-run', type: 'boolean', description: 'show what each step would do, write nothing' },

@@ -47,6 +47,7 @@ export const command: CommandSpec = {
     'kept in ' + HEALTH_FILES_JSON + ' for files whose size and mtime are unchanged (so it reads only what',
     'changed), keeps there what it read, and leaves ' + HEALTH_JSON + ' as the last full run wrote it. A full run takes what the',
     'cross-file checks need of each unchanged file from ' + HEALTH_SUMMARY_JSON + ' the same way.',
+    'On a terminal, a first run over a large memory says how far it is on stderr ("checking memory: …").',
     '',
     'Exit codes: 0 every check passed (warnings allowed), 1 a check failed, 2 health could not run.',
   ].join('\n'),

@@ -17,7 +17,9 @@ the WARM notes by the tags on their line 2. Custom views come from ${VIEWS_FILE}
    {"name": "docker", "tags": ["docker"]}]
 (type: one entry type or a list; tags: any of them; both: an entry must match both).
 The views are generated: do not edit them. A view whose content did not change is not written,
-so a second run changes nothing.`,
+so a second run changes nothing.
+On a terminal, reading a large memory says how far it is on stderr ("reading memory: …"); Ctrl-C
+leaves every file old or whole.`,
   flags: [{ name: 'dry-run', type: 'boolean', description: 'show which views would change, write nothing' }, IF_UPKEEP_FLAG],
   examples: ['memtier palace', 'memtier palace --dry-run', 'memtier palace --json'],
   async run(ctx: Ctx, args: Args): Promise<CommandResult> {
