@@ -11,8 +11,9 @@ export const command: CommandSpec = {
   usage: ['dream [--phase light|rem|deep] [--apply] [--explain] [--min-score X] [--min-recall-count N] [--min-unique-queries N] [--max-age-days N] [--limit N]'],
   description: `Seed 001's dream, as in OpenClaw memory-core. light stages candidates: entries of the
 last 30 days up to today (a day written ahead only when recalled) and every entry in the
-recall history (the same ^id in a log and a home is one candidate; near-duplicates, word sets 80% alike, are merged and their recalls added up; TEMP
-entries never). REM finds recurring themes (tags on 2+ candidates, words on 3+). deep scores
+recall history (the same ^id in a log and a home is one candidate; near-duplicates, word sets
+80% alike, are merged and their recalls added up; TEMP entries never). REM finds recurring
+themes (tags on 2+ candidates, words on 3+). deep scores
 each candidate on six signals weighted like memory-core's deep phase: relevance 0.30 (a type
 prior: decisions, preferences, lessons 1.0; people, tools, projects 0.8; untyped 0.5; events
 0.3; +0.1 inside a theme), frequency 0.24 (log recalls), query diversity 0.15 (distinct
