@@ -40,9 +40,9 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
   const df = new Int32Array(vocab);
   let total = 0;
   for (let y = 0; y < n; y++) { total += count[y]!; for (let i = start[y]!, e = i + count[y]!; i < e; i++) df[pool[i]!]!++; }
-  const ranked = Array.from({ length: vocab }, (_, i) => i).sort((a, b) => df[a]! - df[b]! || a - b);
-  const rank = new Int32Array(vocab);
-  ranked.forEach((id, r) => { rank[id] = r; });
+  // ranked by a counting sort on df (stable: ties keep their numbers' order), as sorting with a
+  // comparator was a fifth of the join on years of daily logs
+  const rank = countingRank(vocab, (i) => df[i]!);
   // every set's ranks, ascending, in one array: set y is flat[off[y] .. off[y + 1])
   const off = new Int32Array(n + 1);
   const flat = new Int32Array(total);
@@ -57,7 +57,9 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
     off[n] = at;
   }
   const len = (y: number): number => off[y + 1]! - off[y]!;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => len(a) - len(b) || a - b);
+  const byLen = countingRank(n, len);
+  const order = new Int32Array(n);
+  for (let y = 0; y < n; y++) order[byLen[y]!] = y;
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
   const ceil = (x: number): number => Math.ceil(x - eps);
@@ -131,4 +133,16 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
     }
   }
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+}
+
+/** Each of 0 … n − 1's place when they are ordered by key(i) ≥ 0, ties by i (a stable counting sort). */
+function countingRank(n: number, key: (i: number) => number): Int32Array {
+  let max = 0;
+  for (let i = 0; i < n; i++) if (key(i) > max) max = key(i);
+  const at = new Int32Array(max + 2);
+  for (let i = 0; i < n; i++) at[key(i) + 1]!++;
+  for (let k = 0; k <= max; k++) at[k + 1]! += at[k]!;
+  const rank = new Int32Array(n);
+  for (let i = 0; i < n; i++) rank[i] = at[key(i)]!++;
+  return rank;
 }

@@ -19,57 +19,95 @@ export function keyWords(key: string): string[] {
 }
 
 const FNV = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const SEED2 = 0x9747b28c;
+const PRIME2 = 0x5bd1e995;
 const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
 
-/** Words ↔ numbers (first seen, first numbered). */
+/**
+ * Words ↔ numbers (first seen, first numbered). A word is found by two 32-bit hashes of its
+ * characters (FNV-1a and a second multiplicative one) and its length, not by comparing it
+ * character by character: that comparison was a third pass over every word of every entry,
+ * a quarter of a first health run's word numbering on years of daily logs. Two words of a
+ * memory sharing both hashes and the length (odds about n² / 2⁶⁵: one in 10⁹ for 100,000
+ * words) would count as one word in near-duplicates' similarity, which only warns.
+ */
 export class Vocab {
   readonly words: string[] = [];
-  private hashes: number[] = [];
-  private slots = new Int32Array(1 << 12);
+  /** Per word: its second hash and its length (the first hash is in its slot). */
+  private meta: Int32Array = new Int32Array(1 << 12);
+  /** Open addressing: per slot, the first hash of its word and the word's number + 1 (0: empty). */
+  private slots = new Int32Array(1 << 13);
 
   get size(): number { return this.words.length; }
 
   /** The number of `word` (exactly as written). */
   id(word: string): number {
-    let h = FNV;
-    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
-    return this.find(h, word, 0, word.length, false);
+    let a = FNV;
+    let b = SEED2;
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      a = Math.imul(a ^ c, FNV_PRIME);
+      b = Math.imul(b ^ c, PRIME2);
+    }
+    return this.find(a, b, word, 0, word.length, false);
   }
 
   /** The number of text[s, e) lower-cased (A–Z only: the text is ASCII). */
   idLower(text: string, s: number, e: number): number {
-    let h = FNV;
-    for (let i = s; i < e; i++) h = Math.imul(h ^ lower(text.charCodeAt(i)), 0x01000193);
-    return this.find(h, text, s, e, true);
+    let a = FNV;
+    let b = SEED2;
+    for (let i = s; i < e; i++) {
+      const c = lower(text.charCodeAt(i));
+      a = Math.imul(a ^ c, FNV_PRIME);
+      b = Math.imul(b ^ c, PRIME2);
+    }
+    return this.find(a, b, text, s, e, true);
   }
 
-  private find(h: number, text: string, s: number, e: number, fold: boolean): number {
-    const mask = this.slots.length - 1;
-    let slot = h & mask;
+  /**
+   * The number of text[s, e), whose hashes the caller computed as idLower does (`a`, `b`):
+   * KeyWordIds hashes a word while it scans it. A slot holds the first hash beside the number, so
+   * a probe reads one place in memory, and the word's own figures one more (not its string).
+   */
+  find(a: number, b: number, text: string, s: number, e: number, fold: boolean): number {
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
+    const len = e - s;
+    let slot = a & mask;
     for (;;) {
-      const v = this.slots[slot]!;
+      const v = slots[2 * slot + 1]!;
       if (v === 0) break;
-      const id = v - 1;
-      if (this.hashes[id] === h && same(this.words[id]!, text, s, e, fold)) return id;
+      if (slots[2 * slot] === a) {
+        const id = v - 1;
+        if (this.meta[2 * id] === b && this.meta[2 * id + 1] === len) return id;
+      }
       slot = (slot + 1) & mask;
     }
     const id = this.words.length;
     // a copy, not a slice: V8 keeps a slice's whole text (a file's) alive while the word lives
     const w = flat(text.slice(s, e));
     this.words.push(fold ? w.toLowerCase() : w);
-    this.hashes.push(h);
-    this.slots[slot] = id + 1;
-    if (this.words.length * 2 > this.slots.length) this.grow();
+    if (2 * id + 2 > this.meta.length) { const m = new Int32Array(this.meta.length * 2); m.set(this.meta); this.meta = m; }
+    this.meta[2 * id] = b;
+    this.meta[2 * id + 1] = len;
+    slots[2 * slot] = a;
+    slots[2 * slot + 1] = id + 1;
+    if (this.words.length * 4 > slots.length) this.grow();
     return id;
   }
 
+  /** Twice the slots (at most half of them full), every word put in again. */
   private grow(): void {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let id = 0; id < this.words.length; id++) {
-      let slot = this.hashes[id]! & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = id + 1;
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    const mask = (slots.length >> 1) - 1;
+    for (let k = 0; k < old.length; k += 2) {
+      if (old[k + 1] === 0) continue;
+      let slot = old[k]! & mask;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = old[k]!;
+      slots[2 * slot + 1] = old[k + 1]!;
     }
     this.slots = slots;
   }
@@ -78,12 +116,6 @@ export class Vocab {
 /** `s` in a string of its own (V8 makes a slice of 13 characters or more a view of the string sliced). */
 function flat(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
-}
-
-function same(w: string, text: string, s: number, e: number, fold: boolean): boolean {
-  if (w.length !== e - s) return false;
-  for (let i = 0; i < w.length; i++) if (w.charCodeAt(i) !== (fold ? lower(text.charCodeAt(s + i)) : text.charCodeAt(s + i))) return false;
-  return true;
 }
 
 const isAsciiSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
@@ -135,17 +167,19 @@ export class KeyWordIds {
     this.ids[this.length++] = id;
   }
 
-  /** The word t[start, i), if a word starts (start ≥ 0) and keyWords keeps it; returns -1 (no word started). */
-  private word(t: string, start: number, i: number): number {
-    if (start >= 0 && (i - start > 1 || t.charCodeAt(start) <= 57)) this.push(this.vocab.idLower(t, start, i));
+  /** The word t[start, i) hashed `a`, `b` (Vocab.idLower's), if a word starts (start ≥ 0) and keyWords keeps it; returns -1 (no word started). */
+  private word(t: string, start: number, i: number, a: number, b: number): number {
+    if (start >= 0 && (i - start > 1 || t.charCodeAt(start) <= 57)) this.push(this.vocab.find(a, b, t, start, i, true));
     return -1;
   }
 
-  /** The one-pass reduction; false (stopped) at the first non-ASCII character. */
+  /** The one-pass reduction (each word hashed as it is read); false (stopped) at the first non-ASCII character. */
   private ascii(t: string): boolean {
     const n = t.length;
     // `start` stays a local of this loop (a closure over it would keep it in a heap context)
     let start = -1;
+    let a = FNV;
+    let b = SEED2;
     let i = 0;
     while (i < n) {
       const c = lower(t.charCodeAt(i));
@@ -155,7 +189,7 @@ export class KeyWordIds {
       if (hashAt >= 0) {
         const l = lower(t.charCodeAt(hashAt + 1));
         if (l >= 97 && l <= 122) {
-          start = this.word(t, start, i);
+          start = this.word(t, start, i, a, b);
           let j = hashAt + 2;
           while (j < n && isTagChar(lower(t.charCodeAt(j)))) j++;
           i = j;
@@ -164,16 +198,20 @@ export class KeyWordIds {
       }
       if (c === 94) {
         // an id: "^" and 3 to 64 of [a-z0-9-] (a longer run keeps its rest)
-        start = this.word(t, start, i);
+        start = this.word(t, start, i, a, b);
         let j = i + 1;
         while (j < n && j - i - 1 < 64 && isIdChar(lower(t.charCodeAt(j)))) j++;
         i = j - i - 1 >= 3 ? j : i + 1;
         continue;
       }
-      if (isAlnum(c)) { if (start < 0) start = i; } else start = this.word(t, start, i);
+      if (isAlnum(c)) {
+        if (start < 0) { start = i; a = FNV; b = SEED2; }
+        a = Math.imul(a ^ c, FNV_PRIME);
+        b = Math.imul(b ^ c, PRIME2);
+      } else start = this.word(t, start, i, a, b);
       i++;
     }
-    this.word(t, start, n);
+    this.word(t, start, n, a, b);
     return true;
   }
 }

@@ -92,8 +92,13 @@ function fileRecs(snap: Snapshot, f: MemFile, group: 'fact' | 'log', pool: KeyWo
     }
   }
   const words = buf.a.subarray(0, buf.n);
-  return { recs: { w: packInts(words), ids, keys }, words };
+  const recs = { w: packInts(words), ids, keys };
+  packed.set(recs, buf.n);
+  return { recs, words };
 }
+
+/** How many numbers a FileRecs made or renumbered this run packs (its `w` not unpacked again to count them). */
+const packed = new WeakMap<FileRecs, number>();
 
 /** Kept records and their numbers (in arrays reused by the next call), or undefined when they are not what fileRecs makes (word numbers below `words`). */
 function reviveRecs(x: unknown, group: 'fact' | 'log', words: number): Unpacked | undefined {
@@ -276,8 +281,8 @@ export const check: Check = {
         revived = m?.words;
         return m?.recs;
       });
-      // made now (`made`: the reused buffer), kept (`revived`: the shared arrays) or made earlier this run (unpacked now)
-      total += (made ?? revived ?? unpackInts(r.w, true)!).length;
+      // made now (`made`: the reused buffer), kept (`revived`: the shared arrays) or made earlier this run (counted then, else unpacked now)
+      total += (made ?? revived)?.length ?? packed.get(r) ?? unpackInts(r.w, true)!.length;
       got.push([f, group, r]);
     }
     const ids = new Int32Array(total);
@@ -295,7 +300,8 @@ export const check: Check = {
         recStart.push(used);
         recCount.push(count);
         recFact.push(group === 'fact' ? 1 : 0);
-        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
+        ids.set(w.subarray(i + 2, i + 2 + count), used);
+        used += count;
         i += 2 + count;
       }
     }
@@ -365,7 +371,9 @@ export const check: Check = {
       for (let j = i + 2; j < end; j++) w[j] = map[w[j]!]!;
       i = end;
     }
-    return { ...r, w: packInts(w) };
+    const out = { ...r, w: packInts(w) };
+    packed.set(out, w.length);
+    return out;
   },
   summarize(snap, env) {
     const memo = env.memo;
