@@ -254,13 +254,12 @@ export const check: Check = {
     const files: MemFile[] = [];
     const recFile = new Ints();
     const recLine = new Ints();
-    const recId: string[] = [];
-    const recKey: string[] = [];
     const recStart = new Ints();
     const recCount = new Ints();
-    const recFact = new Ints();
-    /** Each file's kept records and its first record. */
+    /** Each file's kept records and its first record (a record's ^id and key are read there: no array of every record's). */
     const byFile: [FileRecs, number][] = [];
+    const rsOf = { fact: [] as number[], log: [] as number[] };
+    let nRecs = 0;
     // what the pairs depend on: the compared files as they are (the limit is added below)
     // node:crypto only here, where summaries are kept (a full run): `health --quiet` and the checks' other callers never load it
     const inputs = memo ? (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha1') : undefined;
@@ -289,19 +288,17 @@ export const check: Check = {
     let used = 0;
     for (const [f, group, r] of got) {
       const w = unpackInts(r.w, true)!;
-      byFile.push([r, recId.length]);
+      byFile.push([r, nRecs]);
       const fi = files.push(f) - 1;
-      for (let i = 0, k = 0; i < w.length; k++) {
+      const rs = rsOf[group];
+      for (let i = 0; i < w.length; ) {
         const count = w[i + 1]!;
         recFile.push(fi);
         recLine.push(w[i]!);
-        recId.push(r.ids[k]!);
-        recKey.push(group === 'fact' ? r.keys[k]! : '');
+        rs.push(nRecs++);
         recStart.push(used);
         recCount.push(count);
-        recFact.push(group === 'fact' ? 1 : 0);
-        ids.set(w.subarray(i + 2, i + 2 + count), used);
-        used += count;
+        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
         i += 2 + count;
       }
     }
@@ -317,7 +314,7 @@ export const check: Check = {
         for (let i = 0; i < used; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
         for (let b = 0; b < byFile.length; b++) {
           const [r, first] = byFile[b]!;
-          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : recId.length;
+          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : nRecs;
           const w: number[] = [];
           for (let k = first; k < end; k++) { w.push(recLine.a[k]!, recCount.a[k]!); for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) w.push(ids[i]!); }
           r.w = packInts(w);
@@ -328,9 +325,9 @@ export const check: Check = {
     }
     const words = (k: number): string[] => Array.from(ids.subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
     const fileOf = (k: number): MemFile => files[recFile.a[k]!]!;
+    const recId = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.ids[k - first]!; };
+    const recKey = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.keys[k - first] ?? ''; };
     const t = env.limits.nearDuplicate;
-    const rsOf = { fact: [] as number[], log: [] as number[] };
-    for (let k = 0; k < recId.length; k++) rsOf[recFact.a[k] ? 'fact' : 'log'].push(k);
     const counts = recCount.a;
     const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
       fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
@@ -347,8 +344,9 @@ export const check: Check = {
       for (const [i, j, jac] of pairs[group]) {
         const a = rs[i]!;
         const b = rs[j]!;
-        if (recId[a] && recId[a] === recId[b]) continue; // the same entry moved (rotation), not a duplicate
-        if (group === 'fact' && recKey[a] === recKey[b] && fileOf(a).rel !== fileOf(b).rel) continue; // canonical-home reports it
+        const idA = recId(a);
+        if (idA && idA === recId(b)) continue; // the same entry moved (rotation), not a duplicate
+        if (group === 'fact' && recKey(a) === recKey(b) && fileOf(a).rel !== fileOf(b).rel) continue; // canonical-home reports it
         if (numbersDiffer(words(a), words(b))) continue; // "port 8080" vs "port 8081": two values, not one fact twice
         out.push({
           check: 'near-duplicates',
@@ -360,7 +358,7 @@ export const check: Check = {
         });
       }
     }
-    return { findings: out, figures: { entriesCompared: recId.length } };
+    return { findings: out, figures: { entriesCompared: nRecs } };
   },
   renumberSummary(x, map) {
     const r = x as FileRecs;
