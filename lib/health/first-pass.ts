@@ -9,8 +9,9 @@
  * says otherwise) a worker thread (first-pass-worker.ts) shares it: the main thread takes the files
  * from the front, the worker from the back, each claiming the next through one shared counter
  * until none is left, so neither waits for the other however fast each goes. The worker hands its
- * files' summaries and findings back in one message, its summaries' words numbered in a
- * vocabulary of its own, which FileMemo.adopt numbers in the run's (Check.renumberSummary). The
+ * files' summaries and findings back in batches (BATCH_FILES), which the main thread takes in
+ * between its own files, its summaries' words numbered in a vocabulary of its own, which
+ * FileMemo.adopt numbers in the run's (Check.renumberSummary). The
  * checks then see every file's summaries as if the main thread had made them: the report is the
  * same. A worker that fails or stays silent for STALL_MS is given up and the main thread does its
  * files itself.
@@ -71,19 +72,36 @@ export interface PassInit {
   cwd: string;
 }
 
-/** The worker's answer: its files' summaries (words numbered in `words`) and local findings, or why it failed. */
+/**
+ * A batch of the worker's answer: its files' summaries (words numbered in its vocabulary, of which
+ * `words` are the ones added since the batch before) and local findings; `done` on the last, or
+ * why it failed.
+ */
 export interface PassAnswer {
   words: string[];
   files: [rel: string, summaries: Record<string, unknown>][];
   findings: [rel: string, found: Finding[]][];
+  done: boolean;
   error?: string;
 }
+
+/**
+ * Files the worker hands over at a time: the main thread takes them in (FileMemo.adopt) while
+ * both still pass over files, instead of all at the end, when it was the only thread working,
+ * and the worker never holds more than a batch.
+ */
+export const BATCH_FILES = 128;
+/** The main thread looks for the worker's batches every this many of its own files. */
+const LOOK_EVERY = 16;
 
 /** The worker's module beside this one (the bundle's dist/cli/_health-worker.js, or dist/lib/health/first-pass-worker.js), if built. */
 const url = (): URL | undefined => workerUrl(import.meta.url, ['./_health-worker.js', './first-pass-worker.js']);
 
-/** A started worker: its shared counter and its one answer (undefined when it failed or exited). */
-export interface PassWorker { worker: Worker; ctl: Int32Array; answer: Promise<PassAnswer | undefined> }
+/**
+ * A started worker: its shared counter, what takes its batches (`take`: those come before it is
+ * set wait for it), and `end`, true once its last batch came, false when it failed or exited first.
+ */
+export interface PassWorker { worker: Worker; ctl: Int32Array; take: (f: (a: PassAnswer) => void) => void; end: Promise<boolean> }
 
 /** Start a first-pass worker on the module at `u`; it waits for its PassInit. Undefined when it cannot start. */
 function startWorker(u: URL): PassWorker | undefined {
@@ -98,12 +116,19 @@ function startWorker(u: URL): PassWorker | undefined {
   }
   worker.unref();
   // listened to from the start: an error before the pass asks would otherwise be thrown
-  const answer = new Promise<PassAnswer | undefined>((resolve) => {
-    worker.once('message', (m: PassAnswer) => resolve(m.error ? undefined : m));
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
+  const queue: PassAnswer[] = [];
+  let taker: ((a: PassAnswer) => void) | undefined;
+  const end = new Promise<boolean>((resolve) => {
+    worker.on('message', (m: PassAnswer) => {
+      if (m.error) { resolve(false); return; }
+      if (taker) taker(m); else queue.push(m);
+      if (m.done) resolve(true);
+    });
+    worker.once('error', () => resolve(false));
+    worker.once('exit', () => resolve(false));
   });
-  return { worker, ctl, answer };
+  const take = (f: (a: PassAnswer) => void): void => { taker = f; for (const m of queue.splice(0)) f(m); };
+  return { worker, ctl, take, end };
 }
 
 /**
@@ -170,7 +195,7 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
     for (const f of todo) await note(f);
     return result();
   }
-  const { worker, ctl, answer } = started;
+  const { worker, ctl, take, end } = started;
   claimed = ctl;
   const n = todo.length;
   const init: PassInit = {
@@ -193,31 +218,34 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
     for (const f of todo) await note(f);
     return result();
   }
+  // the worker's batches, taken in as they come
+  const renumber = new Map<string, (x: unknown, map: Int32Array) => unknown>();
+  for (const c of checks) if (c.renumberSummary) renumber.set(c.id, c.renumberSummary.bind(c));
+  const delivered = new Set<string>();
+  take((m) => {
+    env.memo!.adopt(m.words, m.files, renumber);
+    for (const [rel, found] of m.findings) {
+      const f = snap.byRel.get(rel)!;
+      files.set(rel, { size: f.size, mtimeMs: f.mtimeMs, findings: found });
+      delivered.add(rel);
+    }
+  });
   // the main thread's share: the next file from the front while any is unclaimed
   let mine = 0;
   if (o.workerFirst) Atomics.wait(ctl, 1, 0, STALL_MS);
-  while (Atomics.add(ctl, 0, 1) < n) await note(todo[mine++]!);
-  let got: PassAnswer | undefined;
+  while (Atomics.add(ctl, 0, 1) < n) {
+    await note(todo[mine++]!);
+    // a turn of the event loop: the worker's batches come in as messages
+    if (mine % LOOK_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   if (mine < n) {
     let timer: NodeJS.Timeout | undefined;
-    got = await Promise.race([answer, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), STALL_MS); })]);
+    await Promise.race([end, new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), STALL_MS); })]);
     clearTimeout(timer);
   }
   void worker.terminate();
-  if (mine < n) {
-    if (got && got.files.length === n - mine) {
-      const renumber = new Map<string, (x: unknown, map: Int32Array) => unknown>();
-      for (const c of checks) if (c.renumberSummary) renumber.set(c.id, c.renumberSummary.bind(c));
-      env.memo!.adopt(got.words, got.files, renumber);
-      for (const [rel, found] of got.findings) {
-        const f = snap.byRel.get(rel)!;
-        files.set(rel, { size: f.size, mtimeMs: f.mtimeMs, findings: found });
-      }
-      onWorker = n - mine;
-    } else {
-      // the worker failed: its files done here
-      for (let i = mine; i < n; i++) await note(todo[i]!);
-    }
-  }
+  // what the worker claimed and did not hand over (it failed or fell silent): done here
+  for (let i = mine; i < n; i++) if (!delivered.has(todo[i]!.rel)) await note(todo[i]!);
+  onWorker = delivered.size;
   return result();
 }

@@ -126,25 +126,32 @@ export class FileMemo {
     return v;
   }
 
-  /** The summaries made this run of the file at `rel`, by name (what a worker thread hands back: adopt()). */
-  madeOf(rel: string): Record<string, unknown> {
+  /**
+   * The summaries made this run of the file at `rel`, by name (what a worker thread hands back:
+   * adopt()), let go of here: the worker hands them over in batches and keeps none.
+   */
+  takeOf(rel: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [name, made] of this.made) {
       const v = made.get(rel);
-      if (v !== undefined) out[name] = v;
+      if (v !== undefined) { out[name] = v; made.delete(rel); }
     }
     return out;
   }
 
+  /** Another thread's words so far (adopt's `words`) → their numbers in this vocabulary. */
+  private adopted: number[] = [];
+
   /**
-   * Summaries another thread made this run (a worker's FileMemo: madeOf() of each of its files),
-   * its words numbered in its own vocabulary `words`: taken as this run's, the words numbered in
+   * Summaries another thread made this run (a worker's FileMemo: takeOf() of each of its files),
+   * its words numbered in a vocabulary of its own, of which `words` are those it has added since
+   * the previous call (the first call: all of them): taken as this run's, the words numbered in
    * this one's vocabulary (renumber, by summary name: what translates a summary holding word
    * numbers through `map`, old number → new).
    */
   adopt(words: readonly string[], files: readonly [rel: string, summaries: Record<string, unknown>][], renumber: ReadonlyMap<string, (x: unknown, map: Int32Array) => unknown>): void {
-    const map = new Int32Array(words.length);
-    for (let i = 0; i < words.length; i++) map[i] = this.vocab.id(words[i]!);
+    for (const w of words) this.adopted.push(this.vocab.id(w));
+    const map = Int32Array.from(this.adopted);
     for (const [rel, data] of files) {
       for (const name in data) {
         let made = this.made.get(name);
