@@ -57,9 +57,9 @@ export function aliasTerm(tokens: string[]): string | undefined {
  * The other names of the names a query holds. `tokens`: the query's tokens in order; `lookup`:
  * the alias pairs declared by the entries holding an alias term (undefined when none does).
  * Every run of up to 4 consecutive query tokens is tried as a name; the tokens of the names
- * found are added to `named`.
+ * found are added to `named`; `sources` maps each other name to the query runs that named it.
  */
-export function aliasExpansions(tokens: string[], lookup: (term: string) => [string, string][] | undefined, tokenize: (s: string) => string[], named?: Set<string>): string[] {
+export function aliasExpansions(tokens: string[], lookup: (term: string) => [string, string][] | undefined, tokenize: (s: string) => string[], named?: Set<string>, sources?: Map<string, string[][]>): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
@@ -76,6 +76,7 @@ export function aliasExpansions(tokens: string[], lookup: (term: string) => [str
         if (!other) continue;
         out.push(other);
         for (const t of tokens.slice(i, i + n)) named?.add(t);
+        if (sources) { const runs = sources.get(other) ?? []; runs.push(tokens.slice(i, i + n)); sources.set(other, runs); }
       }
     }
   }

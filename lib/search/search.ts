@@ -98,6 +98,8 @@ export const PARAMS = {
   speakerWeight: 1.2,
   /** A name the memory declares for another ("Hayate Express（东京合作方）", aliases: frontmatter) also searches the other. */
   aliases: true,
+  /** A declared alias's words together weigh at least what the query's name for it weighs (one entity, one weight). */
+  aliasEntityWeight: true,
   /** An equivalent of a query word that occurs nowhere in the memory takes the word's full weight (equivalents.ts equivalentsOf). */
   standInFull: true,
   /** A kind the question names ("what sports") also searches its members (kinds.ts), each at this share of the kind word's weight (0: off). */
@@ -407,11 +409,11 @@ function candidates(pre: Float64Array, thr: number): number[] {
 }
 
 /** The other names of names in the query (or in the query read in the other language: equivalents.ts translatedQuery). */
-function queryAliases(view: IndexView, textQuery: string, asked: string[], named: Set<string>): string[] {
+function queryAliases(view: IndexView, textQuery: string, asked: string[], named: Set<string>, sources?: Map<string, string[][]>): string[] {
   const lookup = (t: string): [string, string][] | undefined => declarationsOf(view, t);
-  const names = aliasExpansions(asked, lookup, queryTokens, named);
+  const names = aliasExpansions(asked, lookup, queryTokens, named, sources);
   const other = translatedQuery(textQuery);
-  if (other !== undefined) for (const n of aliasExpansions(queryTokens(other), lookup, queryTokens, named)) if (!names.includes(n)) names.push(n);
+  if (other !== undefined) for (const n of aliasExpansions(queryTokens(other), lookup, queryTokens, named, sources)) if (!names.includes(n)) names.push(n);
   return names;
 }
 
@@ -461,7 +463,8 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const { terms: extra, full: standIns } = equivalentsOf(textQuery, asked, queryTokens, (t) => view.df(t) > 0);
   // the other names of a name the query holds, as the memory declares them (aliases.ts)
   const named = new Set<string>();
-  const aliasNames = PARAMS.aliases ? queryAliases(view, textQuery, asked, named) : [];
+  const aliasSources = new Map<string, string[][]>();
+  const aliasNames = PARAMS.aliases ? queryAliases(view, textQuery, asked, named, aliasSources) : [];
   const aliased: string[] = [];
   if (aliasNames.length) {
     const have = new Set([...asked, ...extra]);
@@ -491,6 +494,31 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   // an equivalent weighs less than the literal word, unless it stands in for a word the memory never writes
   for (const t of extra) if (!(PARAMS.standInFull && standIns.has(t))) idf.set(t, idf.get(t)! * EQUIVALENT_WEIGHT);
   for (const t of aliased) idf.set(t, idf.get(t)! * ALIAS_WEIGHT);
+  // one entity, one weight: the other name's words together weigh what the name the question
+  // says weighs (a name written only in its declaration is rare; the entity is not), each word at
+  // most the rarest word of that name; a lone Han character (a piece of a word the segmenter
+  // split, found in any word holding it) keeps its own weight
+  if (PARAMS.aliasEntityWeight && aliased.length) {
+    const aliasedSet = new Set(aliased);
+    const idfIn = (t: string): number => (view.df(t) ? idfOf(view.df(t)) : 0);
+    const mass = (toks: string[]): number => toks.reduce((m, t) => m + idfIn(t), 0);
+    const raised = new Map<string, number>();
+    for (const name of aliasNames) {
+      const toks = queryTokens(name);
+      const own = mass(toks);
+      for (const run of aliasSources.get(name) ?? []) {
+        const said = mass(run);
+        if (!own || said <= own) continue;
+        const cap = Math.max(...run.map(idfIn));
+        for (const t of toks) {
+          if (!aliasedSet.has(t) || /^\p{Script=Han}$/u.test(t)) continue;
+          const w = Math.min(cap, idf.get(t)! * (said / own));
+          if (w > (raised.get(t) ?? idf.get(t)!)) raised.set(t, w);
+        }
+      }
+    }
+    for (const [t, w] of raised) idf.set(t, w);
+  }
   // a member weighs KIND_WEIGHT of the kind's name (its rarest token; an unwritten name as if once), never more than itself
   for (const [t, { name }] of kinds) {
     const nameIdf = Math.max(0, ...name.map((n) => idfOf(Math.max(1, view.df(n)))));

@@ -39,6 +39,24 @@ describe('declared aliases', () => {
     expect(decl.explain.aliasOnce).toBeLessThan(0);
   });
 
+  it('one entity, one weight: the other name\'s words weigh what the question\'s name weighs, so a line that says only the other name and answers outranks the declaration', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-03-10.md'), '# 2026-03-10\n\n- 14:00 [PROJ] Nordlys Energi（奥斯陆客户）要拿我们的月度报表 ^alic0001\n');
+    writeFileSync(join(root, 'memory/episodic/2026-03-16.md'), '# 2026-03-16\n\n- 09:30 [PEOPLE] Ingrid Berg runs the data team at Nordlys Energi ^alic0002\n- 11:00 [DECISION] Nordlys 通过 SFTP 每天凌晨拉取报表 CSV，不开放数据库 ^alic0003\n- 16:00 [TECH] Nordlys 的 SFTP 账号只读 ^alic0004\n- 17:00 [TECH] Nordlys 的测试环境下周开 ^alic0005\n');
+    const s = await search(root, '奥斯陆客户用什么方式拉取报表');
+    expect(s.results[0].id).toBe('alic0003');
+    const idfOf = (r: any, t: string): number => Number(new RegExp(`(?:^| )${t}\\(idf ([\\d.]+)\\)`).exec(r.explain.matched)?.[1]);
+    const decl = s.results.find((r: any) => r.id === 'alic0001');
+    // the other name's words together weigh what the question's name weighs, each at most its rarest word
+    const said = [idfOf(decl, '奥斯陆'), idfOf(decl, '客户')];
+    const people = s.results.find((r: any) => r.id === 'alic0002');
+    const other = [idfOf(people, 'nord'), idfOf(people, 'energi')];
+    expect(other[0]! + other[1]!).toBeLessThanOrEqual(said[0]! + said[1]! + 0.001);
+    expect(Math.max(...other)).toBeCloseTo(Math.max(...said), 2);
+    expect(Math.min(...other)).toBeGreaterThan(1.5);
+  });
+
   it('a note\'s aliases: frontmatter names its title', async () => {
     const root = join(tmpTree(), 'mem');
     expect((await runCli(['init', root])).code).toBe(0);
