@@ -92,6 +92,8 @@ export const PARAMS = {
   mentionDays: 7,
   /** On an outcome question, the decision or change written after the report it borrows words from ranks just above that report. */
   fixAboveReport: true,
+  /** On a cause question, the first statement (not a guess) written after the open item it borrows words from (a task, a question) ranks just above that item. */
+  findingAboveReport: true,
   /** A note's line that restates a log entry ranks just below that entry. */
   restatedBelowEntry: true,
   /** The factor of a line said by the person the question names ("Melanie: …" for "what does Melanie do"), not for a date question. */
@@ -126,6 +128,10 @@ const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:
 const VERSION = /\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b/gi;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
+/** A question after a cause ("why", "what caused", 为什么, 原因): answered by what was found after the task or question about it (findingAboveReport). */
+const CAUSE_INTENT = /\b(?:why|what caused|cause[ds]?|reasons?|root cause|how come)\b|为什么|为啥|为何|原因|怎么回事|根因|什么导致|导致.{0,6}的/i;
+/** A guess, not a finding: a line that only suspects a cause. */
+const HEDGED = /\b(?:suspect(?:ed|s)?|maybe|might|perhaps|probably|possibly|not sure|guess(?:ed)?)\b|怀疑|可能|也许|大概|估计|猜|不确定|待确认/i;
 const SPEAKER = /^(\p{Lu}[\p{L}'-]*):\s/u;
 /** A question after a day ("when", "which date", "how early", 哪天, 什么时候, 几号, 多早) is answered by a line that names one (a day, or a month of a year: 2026 年 1 月, May 2026). */
 const DATE_INTENT = /\b(?:when|what (?:date|day)|which (?:date|day)|since when|how (?:early|late|far back))\b|哪天|哪一天|什么时候|几号|几月几|哪个月|什么日子|何时|多早|多晚|从哪天|从几号/i;
@@ -657,7 +663,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     if (opts.until && (!u.date || u.date > opts.until)) return false;
     return true;
   };
-  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; nb: number; intent: number; outcome: boolean; explain?: Record<string, number | string> }[] = [];
+  const scored: { d: Doc; score: number; act: number; via: SearchResult['via']; slot: number; bm: number; src: number; nb: number; intent: number; outcome: boolean; isOpen: boolean; stated: boolean; explain?: Record<string, number | string> }[] = [];
   // the speaker of a line ("Melanie: …") is the person the question is about (their name is a query word)
   const askedSet = new Set(asked);
   const speakers = new Map<string, boolean>();
@@ -669,6 +675,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
   const wantsNumber = NUMBER_INTENT.test(query);
   const wantsOutcome = OUTCOME_INTENT.test(query);
   const wantsDate = DATE_INTENT.test(query);
+  const wantsCause = PARAMS.findingAboveReport && CAUSE_INTENT.test(query);
   // a question after a day is answered by when a line was written, whatever its form: an open
   // question written that day dates the event as well as a statement
   const wantsAnswer = PARAMS.openWeight !== 1 && !wantsDate && !range && QUESTION.test(query) && !ASKS_OPEN.test(query);
@@ -715,7 +722,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const speaker = PARAMS.speakerWeight !== 1 && !wantsDate ? SPEAKER.exec(u.text) : null;
     const said = speaker && speakerAsked(speaker[1]!) ? PARAMS.speakerWeight : 1;
     const score = said * (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome, isOpen: isOpenItem(u), stated: !isOpenItem(u) && !HEDGED.test(u.text) };
     if (opts.explain) {
       item.explain = { bm25: round(bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
@@ -763,6 +770,32 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       const raised = src.score + Math.min(0.001, src.score / 2);
       if (s.explain) { s.explain.aboveReport = round(raised / s.score); s.explain.score = round(raised); }
       s.score = raised;
+    }
+  }
+  // The finding after the open item: on a cause question ("why", 原因查到了吗), the first statement
+  // written after the open item it borrows words from (a task to look into the symptom, a question
+  // left open, in the question's words), in the same thread, holding fewer of the question's words
+  // than it, ranks just above it: a cause found is rarely called one ("maxOpenConns 只有 20" after
+  // "[TASK] 看早高峰 P99"). Not a guess (怀疑, maybe), another open item or a question; one
+  // finding per open item.
+  if (wantsCause && scored.length > 1) {
+    const bySlot = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) bySlot.set(s.slot, s);
+    const first = new Map<number, (typeof scored)[number]>();
+    for (const s of scored) {
+      const src = s.nb >= 0 ? bySlot.get(s.nb) : undefined;
+      if (!src || !src.isOpen || !s.stated || s.slot < src.slot || s.bm >= src.bm || !sameThread(s.d, src.d)) continue;
+      const had = first.get(src.slot);
+      if (!had || s.slot < had.slot) first.set(src.slot, s);
+    }
+    const raisedSet = new Set<number>();
+    for (const src of [...scored].sort((a, b) => b.score - a.score)) {
+      const s = first.get(src.slot);
+      if (!s || raisedSet.has(src.slot) || s.score > src.score) continue;
+      const raised = src.score + Math.min(0.001, src.score / 2);
+      if (s.explain) { s.explain.findingAbove = round(raised / s.score); s.explain.score = round(raised); }
+      s.score = raised;
+      raisedSet.add(s.slot);
     }
   }
   // A note's line that restates a log entry (a fact consolidated from a day, a people note's line
@@ -840,6 +873,11 @@ function bestLines(text: string, idf: Map<string, number>): string[] {
     if (mass > best) { best = mass; out = [l]; } else if (mass === best && mass > 0) out.push(l);
   }
   return out;
+}
+
+/** An open item: a pending item or task, a line under an open-items heading, a question (OPEN_LABEL, OPEN_HEADING, OPEN_TEXT). */
+function isOpenItem(u: Unit): boolean {
+  return OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text);
 }
 
 /** Do two neighbouring entries share a thread: a tag, or a word (not a number, not one character)? */

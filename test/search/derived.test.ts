@@ -152,6 +152,31 @@ describe('the fix after the report', () => {
   });
 });
 
+describe('the finding after the open item', () => {
+  it('on a cause question the first statement written after the task it follows ranks above that task, not a guess; a statement that already answers keeps its place (English and Chinese)', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-05-11.md'), '# 2026-05-11\n\n- 09:00 [TASK] look into the nightly export slowing down on Mondays #export ^fnde0001\n- 09:40 [TECH] export worker CPU is normal, maybe the disk #export ^fnde0002\n- 10:30 [TECH] the bucket lifecycle rule moves files to cold storage on Sundays, restores take hours #export ^fnde0003\n- 11:00 [DECISION] lifecycle rule moved to 90 days #export ^fnde0004\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-12.md'), '# 2026-05-12\n\n- 09:00 [TASK] 查一下周一夜间导出变慢 #export ^fndz0001\n- 09:40 [TECH] 导出 worker CPU 正常，怀疑是磁盘 #export ^fndz0002\n- 10:30 [TECH] 存储桶生命周期规则周日把文件转到冷存储，恢复要几个小时 #export ^fndz0003\n- 11:00 [DECISION] 生命周期规则改成 90 天 #export ^fndz0004\n');
+    writeFileSync(join(root, 'memory/episodic/2026-05-13.md'), '# 2026-05-13\n\n- 10:00 [DECISION] the invoices run on a separate queue because of the month-end peak #billing ^fnds0001\n- 11:00 [TECH] the invoice queue has 4 workers #billing ^fnds0002\n');
+    const ask = async (q: string): Promise<any> => JSON.parse((await runCli(['search', '--root', root, '--now', '2026-05-20', q, '--json', '--explain'])).stdout);
+    for (const [q, task, finding, guess] of [['did we find the cause of the nightly export slowing down on Mondays', 'fnde0001', 'fnde0003', 'fnde0002'], ['周一夜间导出变慢的原因找到了吗', 'fndz0001', 'fndz0003', 'fndz0002']] as const) {
+      const s = await ask(q);
+      const ids = s.results.map((r: any) => r.id);
+      expect(ids.indexOf(finding)).toBe(ids.indexOf(task) - 1);
+      expect(s.results.find((r: any) => r.id === finding).explain.findingAbove).toBeGreaterThan(1);
+      expect(s.results.find((r: any) => r.id === guess)?.explain.findingAbove).toBeUndefined();
+      // the same words without asking a cause: no finding is raised
+      const plain = await ask(q.replace(/did we find the cause of |的原因找到了吗/g, ''));
+      expect(plain.results.some((r: any) => r.explain.findingAbove !== undefined)).toBe(false);
+    }
+    // the decision that says why is the answer, not an open item: the line after it stays below
+    const why = await ask('why do the invoices run on a separate queue');
+    expect(why.results[0].id).toBe('fnds0001');
+    expect(why.results.some((r: any) => r.explain.findingAbove !== undefined)).toBe(false);
+  });
+});
+
 describe('a note line restating a log entry ranks below the entry', () => {
   it('the dated entry comes first, the note that copies it right after; a note line that only shares a few words keeps its place', async () => {
     const root = join(tmpTree(), 'mem');
