@@ -22,12 +22,15 @@ const OPEN = String.raw`\s*[（(]\s*`;
 const CLOSE = String.raw`\s*[）)]`;
 const AKA = String.raw`(?:aka|AKA|a\.k\.a\.?|[Aa]lso known as|[Nn]icknamed|又名|又叫|外号|昵称|小名)[\s:：]*`;
 
+/** Before a Chinese name: not a number (then it is a unit: 7 小时（夏令时）, 5 公里（单程）). */
+const NOT_COUNTED = String.raw`(?<!\p{N}\s*)`;
+
 const PATTERNS: RegExp[] = [
   // Latin name (Chinese name) and Chinese name (Latin name)
   new RegExp(`${LEFT}(${CAP_NAME})${OPEN}(${HAN_LONG})${CLOSE}`, 'gu'),
-  new RegExp(`${LEFT}(${HAN_NAME})${OPEN}(${CAP_NAME})${CLOSE}`, 'gu'),
+  new RegExp(`${LEFT}${NOT_COUNTED}(${HAN_NAME})${OPEN}(${CAP_NAME})${CLOSE}`, 'gu'),
   // two short Chinese names: 小林（林晓）
-  new RegExp(`${LEFT}(${HAN_NAME})${OPEN}(${HAN_NAME})${CLOSE}`, 'gu'),
+  new RegExp(`${LEFT}${NOT_COUNTED}(${HAN_NAME})${OPEN}(${HAN_NAME})${CLOSE}`, 'gu'),
   // any name (aka other name)
   new RegExp(`${LEFT}(${CAP_NAME}|${HAN_NAME})${OPEN}${AKA}(${LATIN_WORDS}|${HAN_LONG})${CLOSE}`, 'gu'),
 ];

@@ -18,7 +18,7 @@ describe('declared aliases', () => {
     expect(declaredAliases('周明，远航物流（FarSail Logistics）后端负责人')).toEqual([['远航物流', 'FarSail Logistics']]);
     expect(declaredAliases('met Robert (aka Bob) at the airport')).toEqual([['Robert', 'Bob']]);
     expect(declaredAliases('- Bob = Robert Miller')).toEqual([['Bob', 'Robert Miller']]);
-    for (const none of ['延迟告警阈值 5s（待确认）', '司机端 App (driver app)', '乐乐入学的学校是南山实验学校（麒麟部）', 'maxOpenConns = 80', 'e-POD (electronic proof of delivery)', '不要岩板（岩板边角容易崩）']) {
+    for (const none of ['延迟告警阈值 5s（待确认）', '司机端 App (driver app)', '乐乐入学的学校是南山实验学校（麒麟部）', 'maxOpenConns = 80', 'e-POD (electronic proof of delivery)', '不要岩板（岩板边角容易崩）', '伦敦比我们晚 7 小时（夏令时）', '单程 5 公里（估计）']) {
       expect(declaredAliases(none)).toEqual([]);
     }
   });
