@@ -37,9 +37,13 @@
  * - derived (a closure block × 0.6), intent (quantity, outcome and date questions × 1.2 for an
  *   entry that answers that kind) and open (a pending item, task or open question × 0.8 when the
  *   query is a question not about open items): see the constants below.
- * Then two orderings between related entries: on an outcome question the decision or change
- * written after the report it borrows words from ranks just above that report (aboveReport), and
- * a note whose best-matching line restates a log entry ranks just below that entry (restates).
+ * Then orderings between related entries: on an outcome question the decision or change written
+ * after the report it borrows words from ranks just above that report (aboveReport); on a
+ * question after a fix, a decision or change written up to fixDays (14) after a report it shares
+ * a tag with, in another day's file, ranks just above that report (fixAfter); on a cause question
+ * the first statement (not a guess) written after the open item it borrows words from (a task, a
+ * question) ranks just above that item (findingAbove); and a note whose best-matching line
+ * restates a log entry ranks just below that entry (restates).
  * Near-duplicates are then collapsed (MMR-style): a result whose terms overlap an earlier
  * result's by dupJaccard (0.8) or more is folded into it (listed under `duplicates`).
  * Ranking runs in two phases: phase A scores every matching entry from postings alone (bm25,
@@ -94,6 +98,8 @@ export const PARAMS = {
   fixAboveReport: true,
   /** On a cause question, the first statement (not a guess) written after the open item it borrows words from (a task, a question) ranks just above that item. */
   findingAboveReport: true,
+  /** On a question after a fix, a decision or change written up to this many days after a report it shares a tag with ranks just above that report (0: off). */
+  fixDays: 14,
   /** A note's line that restates a log entry ranks just below that entry. */
   restatedBelowEntry: true,
   /** The factor of a line said by the person the question names ("Melanie: …" for "what does Melanie do"), not for a date question. */
@@ -128,6 +134,8 @@ const NUMBER_INTENT = /\b(?:how (?:much|many|long|big|often|large|fast)|what (?:
 const VERSION = /\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+\b/gi;
 const OUTCOME_INTENT = /\b(?:decide[ds]?|decision|in the end|finally|ended up|eventually|fix(?:ed)?|solve[ds]?|resolve[ds]?|solution|settle[ds]?)\b|最后|最终|结果|后来|怎么解决|怎么改|怎么处理|改成了?什么|定了|决定/i;
 const HAS_NUMBER = /\d/;
+/** A question after the fix of a problem (narrower than OUTCOME_INTENT: 结果 and "decide" ask after results and decisions, not fixes). */
+const FIX_INTENT = /\b(?:fix(?:ed)?|solved?|resolved?|solution|workaround)\b|怎么解决|怎么改|怎么处理|怎么修|改成了?什么|后来怎么/i;
 /** A question after a cause ("why", "what caused", 为什么, 原因): answered by what was found after the task or question about it (findingAboveReport). */
 const CAUSE_INTENT = /\b(?:why|what caused|cause[ds]?|reasons?|root cause|how come)\b|为什么|为啥|为何|原因|怎么回事|根因|什么导致|导致.{0,6}的/i;
 /** A guess, not a finding: a line that only suspects a cause. */
@@ -769,6 +777,21 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
       if (!src || !s.outcome || src.outcome || s.slot < src.slot || s.score > src.score || !sameThread(s.d, src.d)) continue;
       const raised = src.score + Math.min(0.001, src.score / 2);
       if (s.explain) { s.explain.aboveReport = round(raised / s.score); s.explain.score = round(raised); }
+      s.score = raised;
+    }
+  }
+  // The fix written days later: on a question after a fix ("how was it fixed", 怎么解决, 最后怎么改),
+  // a decision or change written on a later day, within fixDays of a report it shares a tag with
+  // (the thread), ranks just above the best such report: the fix is often a day's work of its own,
+  // in another file, out of reach of the neighbours' context.
+  if (PARAMS.fixDays > 0 && FIX_INTENT.test(query) && scored.length > 1) {
+    const reports = scored.filter((r) => !r.outcome && r.bm > RANGE_FLOOR && r.d.u.date && r.d.u.tags.length && LOG_KINDS.has(r.d.u.kind)).sort((a, b) => b.score - a.score);
+    for (const s of scored) {
+      if (!s.outcome || !s.d.u.date || !s.d.u.tags.length) continue;
+      const r = reports.find((r) => r.d.u.path !== s.d.u.path && r.d.u.date! < s.d.u.date! && daysBetween(r.d.u.date!, s.d.u.date!) <= PARAMS.fixDays && r.d.u.tags.some((t) => s.d.u.tags.includes(t)));
+      if (!r || s.score > r.score) continue;
+      const raised = r.score + Math.min(0.001, r.score / 2);
+      if (s.explain) { s.explain.fixAfter = round(raised / s.score); s.explain.score = round(raised); }
       s.score = raised;
     }
   }

@@ -152,6 +152,28 @@ describe('the fix after the report', () => {
   });
 });
 
+describe('the fix written days later', () => {
+  it('on a question after a fix, the decision written days after the report, in another file, sharing its tag, ranks above it; one months later or of another thread does not; a question after a result does not move it', async () => {
+    const root = join(tmpTree(), 'mem');
+    expect((await runCli(['init', root])).code).toBe(0);
+    writeFileSync(join(root, 'memory/episodic/2026-03-02.md'), '# 2026-03-02\n\n- 10:00 [TECH] the mail relay rejects bulk sends, quota exceeded #mail ^fxde0001\n- 11:00 [TECH] 对账报表导出超时，数据量太大 #report ^fxdz0001\n- 15:00 [EVENT] 妈妈的体检结果出来了，血压偏高 #family ^fxdr0001\n');
+    writeFileSync(join(root, 'memory/episodic/2026-03-06.md'), '# 2026-03-06\n\n- 09:00 [DECISION] newsletters go through a queue with 50 per minute, no direct sends #mail ^fxde0002\n- 10:00 [DECISION] 报表改成按天分片异步生成 #report ^fxdz0002\n- 11:00 [DECISION] 周末带妈妈去复查 #family ^fxdr0002\n');
+    writeFileSync(join(root, 'memory/episodic/2026-06-20.md'), '# 2026-06-20\n\n- 09:00 [DECISION] the queue rate goes from 50 to 80 per minute #mail ^fxde0003\n- 10:00 [DECISION] 报表分片从按天改成按周 #report ^fxdz0003\n');
+    const ask = async (q: string): Promise<any> => JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-01', q, '--json', '--explain'])).stdout);
+    for (const [q, report, fix, later] of [['how did we fix the mail relay rejecting bulk sends', 'fxde0001', 'fxde0002', 'fxde0003'], ['对账报表导出超时后来怎么解决的', 'fxdz0001', 'fxdz0002', 'fxdz0003']] as const) {
+      const s = await ask(q);
+      const ids = s.results.map((r: any) => r.id);
+      expect(ids.slice(0, 2)).toEqual([fix, report]);
+      expect(s.results[0].explain.fixAfter).toBeGreaterThan(1);
+      expect(s.results.find((r: any) => r.id === later)?.explain.fixAfter).toBeUndefined();
+    }
+    // 结果 asks after a result, not a fix: the report is the answer
+    const r = await ask('妈妈的体检结果是什么');
+    expect(r.results[0].id).toBe('fxdr0001');
+    expect(r.results.some((x: any) => x.explain.fixAfter !== undefined)).toBe(false);
+  });
+});
+
 describe('the finding after the open item', () => {
   it('on a cause question the first statement written after the task it follows ranks above that task, not a guess; a statement that already answers keeps its place (English and Chinese)', async () => {
     const root = join(tmpTree(), 'mem');
