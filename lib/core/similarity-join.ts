@@ -37,15 +37,15 @@ export function similarPairs(recs: { words: Iterable<string> }[], t: number): [n
 export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number): [number, number, number][] {
   const n = start.length;
   // words in one global order: rarest first (ties by number, that is by first appearance)
-  const df = new Int32Array(vocab);
+  const df = scratch(0, vocab, true);
   let total = 0;
   for (let y = 0; y < n; y++) { total += count[y]!; for (let i = start[y]!, e = i + count[y]!; i < e; i++) df[pool[i]!]!++; }
   // ranked by a counting sort on df (stable: ties keep their numbers' order), as sorting with a
   // comparator was a fifth of the join on years of daily logs
-  const rank = countingRank(vocab, (i) => df[i]!);
+  const rank = countingRank(vocab, (i) => df[i]!, 1, 2);
   // every set's ranks, ascending, in one array: set y is flat[off[y] .. off[y + 1])
-  const off = new Int32Array(n + 1);
-  const flat = new Int32Array(total);
+  const off = scratch(3, n + 1, false);
+  const flat = scratch(4, total, false);
   for (let y = 0, at = 0; y < n; y++) {
     off[y] = at;
     for (let i = start[y]!, e = i + count[y]!; i < e; i++) {
@@ -57,8 +57,8 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
     off[n] = at;
   }
   const len = (y: number): number => off[y + 1]! - off[y]!;
-  const byLen = countingRank(n, len);
-  const order = new Int32Array(n);
+  const byLen = countingRank(n, len, 5, 6);
+  const order = scratch(7, n, false);
   for (let y = 0; y < n; y++) order[byLen[y]!] = y;
   // the bounds are filters: rounded in the generous direction, the similarity itself decides
   const eps = 1e-9;
@@ -66,14 +66,14 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
   // each word's list of (set, position) in one array: word w's at postAt[w] .. postAt[w] + postLen[w]
   // (filled in processing order), its sets too short for the ones to come skipped up to postStart[w]
   const indexed = (lx: number): number => lx - ceil(((2 * t) / (1 + t)) * lx) + 1;
-  const postAt = new Int32Array(vocab + 1);
+  const postAt = scratch(8, vocab + 1, true);
   for (let y = 0; y < n; y++) for (let p = 0, m = Math.max(0, Math.min(len(y), indexed(len(y)))); p < m; p++) postAt[flat[off[y]! + p]! + 1]!++;
   for (let w = 0; w < vocab; w++) postAt[w + 1]! += postAt[w]!;
-  const postRec = new Int32Array(postAt[vocab]!);
-  const postPos = new Int32Array(postAt[vocab]!);
-  const postLen = new Int32Array(vocab);
-  const postStart = new Int32Array(vocab);
-  const overlap = new Int32Array(n);
+  const postRec = scratch(9, postAt[vocab]!, false);
+  const postPos = scratch(10, postAt[vocab]!, false);
+  const postLen = scratch(11, vocab, true);
+  const postStart = scratch(12, vocab, true);
+  const overlap = scratch(13, n, true);
   const touched: number[] = [];
   const out: [number, number, number][] = [];
   const PRUNED = -(1 << 30);
@@ -135,14 +135,30 @@ export function similarIdPairs(pool: Int32Array, start: ArrayLike<number>, count
   return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
 
-/** Each of 0 … n − 1's place when they are ordered by key(i) ≥ 0, ties by i (a stable counting sort). */
-function countingRank(n: number, key: (i: number) => number): Int32Array {
+/** Each of 0 … n − 1's place when they are ordered by key(i) ≥ 0, ties by i (a stable counting sort; in scratch arrays `a`, `b`). */
+function countingRank(n: number, key: (i: number) => number, a: number, b: number): Int32Array {
   let max = 0;
   for (let i = 0; i < n; i++) if (key(i) > max) max = key(i);
-  const at = new Int32Array(max + 2);
+  const at = scratch(a, max + 2, true);
   for (let i = 0; i < n; i++) at[key(i) + 1]!++;
   for (let k = 0; k <= max; k++) at[k + 1]! += at[k]!;
-  const rank = new Int32Array(n);
+  const rank = scratch(b, n, false);
   for (let i = 0; i < n; i++) rank[i] = at[key(i)]!++;
   return rank;
+}
+
+/**
+ * The join's arrays, kept from call to call and grown as needed: health joins years of daily logs
+ * in a hundred blocks, and a dozen new arrays a block were tens of MB of memory outside the heap,
+ * given back only by a later collection. `slot` names the array; `zero`: cleared first. Good until
+ * the next call of similarIdPairs (its results are copied out: pairs of numbers). Slots 0-13 are
+ * the join's own; its callers use those above (near-duplicates' logPairs: 14-16).
+ */
+const buffers: Int32Array[] = [];
+export function scratch(slot: number, size: number, zero: boolean): Int32Array {
+  let b = buffers[slot];
+  if (!b || b.length < size) { b = new Int32Array(Math.max(size, (b?.length ?? 0) * 2, 1024)); buffers[slot] = b; zero = false; }
+  const v = b.subarray(0, size);
+  if (zero) v.fill(0);
+  return v;
 }

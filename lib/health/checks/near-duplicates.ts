@@ -3,7 +3,7 @@ import { arrayOf, isStr, packInts, summaryOf, unpackInts, type FileMemo } from '
 import type { MemFile, Snapshot } from '../../memory/snapshot.js';
 import { factKey } from '../markdown.js';
 import { KeyWordIds, Vocab } from '../key-words.js';
-import { similarIdPairs } from '../../core/similarity-join.js';
+import { scratch, similarIdPairs } from '../../core/similarity-join.js';
 import type { LocatedEntry } from '../../format/entry.js';
 import { FACT_KINDS } from './canonical-home.js';
 import { addDays } from '../../core/clock.js';
@@ -123,7 +123,7 @@ function reviveRecs(x: unknown, group: 'fact' | 'log', words: number): Unpacked 
 type KeptPairs = Record<'fact' | 'log', { n: number; p: string }>;
 
 /** Kept pairs, or undefined when they do not fit groups of `sizes` (their counts `count`). */
-function revivePairs(x: unknown, sizes: Record<'fact' | 'log', number[]>): Record<'fact' | 'log', [number, number, number][]> | undefined {
+function revivePairs(x: unknown, sizes: Record<'fact' | 'log', ArrayLike<number>>): Record<'fact' | 'log', [number, number, number][]> | undefined {
   if (typeof x !== 'object' || x === null) return undefined;
   const out = { fact: [] as [number, number, number][], log: [] as [number, number, number][] };
   for (const group of ['fact', 'log'] as const) {
@@ -142,7 +142,7 @@ function revivePairs(x: unknown, sizes: Record<'fact' | 'log', number[]>): Recor
 
 /** The pairs of a run, kept as revivePairs reads them: [i, j, shared words] (the similarity is shared / (|i| + |j| − shared)). */
 class PairsOf {
-  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', number[]>, private readonly count: ArrayLike<number>) {}
+  constructor(readonly pairs: Record<'fact' | 'log', [number, number, number][]>, private readonly rs: Record<'fact' | 'log', ArrayLike<number>>, private readonly count: ArrayLike<number>) {}
   toJSON(): KeptPairs | null {
     const out = {} as KeptPairs;
     for (const group of ['fact', 'log'] as const) {
@@ -173,17 +173,17 @@ const LOG_BLOCK = 4096;
  * Comparing every log entry with every other was most of a first health run on years of daily logs
  * (half a million entries) and found the same line on days years apart, which is no copy.
  */
-export function logPairs(rs: number[], dayOf: (k: number) => string | undefined, ids: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number, block = LOG_BLOCK): [number, number, number][] {
+export function logPairs(rs: ArrayLike<number>, dayOf: (k: number) => string | undefined, ids: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number, block = LOG_BLOCK): [number, number, number][] {
   const byDay = new Map<string, number[]>();
   const undated: number[] = [];
   let newest = '';
-  rs.forEach((k, i) => {
-    const d = dayOf(k);
-    if (d === undefined) { undated.push(i); return; }
+  for (let i = 0; i < rs.length; i++) {
+    const d = dayOf(rs[i]!);
+    if (d === undefined) { undated.push(i); continue; }
     if (d > newest) newest = d;
     const l = byDay.get(d);
     if (l) l.push(i); else byDay.set(d, [i]);
-  });
+  }
   if (undated.length) byDay.set(newest, [...(byDay.get(newest) ?? []), ...undated].sort((x, y) => x - y));
   const days = [...byDay.keys()].sort();
   const dayNo = days.map((d) => Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10))) / 86_400_000);
@@ -203,9 +203,9 @@ export function logPairs(rs: number[], dayOf: (k: number) => string | undefined,
     // the block's words renumbered from 0 (the join's arrays are as long as its vocabulary)
     let words = 0;
     for (const i of win) words += count[rs[i]!]!;
-    const pool = new Int32Array(words);
-    const st = new Int32Array(win.length);
-    const ct = new Int32Array(win.length);
+    const pool = scratch(14, words, false);
+    const st = scratch(15, win.length, false);
+    const ct = scratch(16, win.length, false);
     const seen: number[] = [];
     let at = 0;
     win.forEach((i, y) => {
@@ -252,13 +252,8 @@ export const check: Check = {
     // every compared entry of the memory, in file order: its file, line, ^id, key (facts) and words
     // (numbers in typed arrays: nothing for the garbage collector to scan or move)
     const files: MemFile[] = [];
-    const recFile = new Ints();
-    const recLine = new Ints();
-    const recStart = new Ints();
-    const recCount = new Ints();
     /** Each file's kept records and its first record (a record's ^id and key are read there: no array of every record's). */
     const byFile: [FileRecs, number][] = [];
-    const rsOf = { fact: [] as number[], log: [] as number[] };
     let nRecs = 0;
     // what the pairs depend on: the compared files as they are (the limit is added below)
     // node:crypto only here, where summaries are kept (a full run): `health --quiet` and the checks' other callers never load it
@@ -269,6 +264,7 @@ export const check: Check = {
     // again into it: no array per file is held meanwhile
     const got: [MemFile, 'fact' | 'log', FileRecs][] = [];
     let total = 0;
+    const sizes = { fact: 0, log: 0 };
     for (const f of snap.files) {
       const group = groupOf(f);
       if (!group) continue;
@@ -283,35 +279,47 @@ export const check: Check = {
       // made now (`made`: the reused buffer), kept (`revived`: the shared arrays) or made earlier this run (counted then, else unpacked now)
       total += (made ?? revived)?.length ?? packed.get(r) ?? unpackInts(r.w, true)!.length;
       got.push([f, group, r]);
+      sizes[group] += r.ids.length;
     }
+    // the records' figures in arrays of their exact size (a file's records are as many as its ids)
+    const n = sizes.fact + sizes.log;
+    const recFile = { a: new Int32Array(n) };
+    const recLine = { a: new Int32Array(n) };
+    const recStart = { a: new Int32Array(n) };
+    const recCount = { a: new Int32Array(n) };
+    const rsOf = { fact: new Int32Array(sizes.fact), log: new Int32Array(sizes.log) };
+    const inGroup = { fact: 0, log: 0 };
+    // each file's numbers copied whole (a record's line and count stay in the pool between the
+    // records' words, which start and count delimit): one copy a file, not one a word
     const ids = new Int32Array(total);
     let used = 0;
     for (const [f, group, r] of got) {
       const w = unpackInts(r.w, true)!;
+      ids.set(w, used);
       byFile.push([r, nRecs]);
       const fi = files.push(f) - 1;
       const rs = rsOf[group];
       for (let i = 0; i < w.length; ) {
         const count = w[i + 1]!;
-        recFile.push(fi);
-        recLine.push(w[i]!);
-        rs.push(nRecs++);
-        recStart.push(used);
-        recCount.push(count);
-        for (let j = i + 2, e = j + count; j < e; j++) ids[used++] = w[j]!;
+        recFile.a[nRecs] = fi;
+        recLine.a[nRecs] = w[i]!;
+        recStart.a[nRecs] = used + i + 2;
+        recCount.a[nRecs] = count;
+        rs[inGroup[group]++] = nRecs++;
         i += 2 + count;
       }
+      used += w.length;
     }
     got.length = 0;
     if (memo) {
       // words no entry uses any more (kept words grow with every change): numbered afresh when over half
       const mark = new Uint8Array(vocab.size);
       let live = 0;
-      for (let i = 0; i < used; i++) if (!mark[ids[i]!]) { mark[ids[i]!] = 1; live++; }
+      for (let k = 0; k < nRecs; k++) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) if (!mark[ids[i]!]) { mark[ids[i]!] = 1; live++; }
       if (vocab.size > 4096 && live * 2 < vocab.size) {
         const next = new Vocab();
         const map = new Int32Array(vocab.size).fill(-1);
-        for (let i = 0; i < used; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
+        for (let k = 0; k < nRecs; k++) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
         for (let b = 0; b < byFile.length; b++) {
           const [r, first] = byFile[b]!;
           const end = b + 1 < byFile.length ? byFile[b + 1]![1] : nRecs;
