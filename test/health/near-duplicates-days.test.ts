@@ -79,7 +79,8 @@ describe('logPairs: blocks of days give what comparing every pair of close days 
       expect(want.length, `seed ${seed}: pairs to find`).toBeGreaterThan(5);
       const rs = sets.map((_, k) => k);
       for (const block of [1, 7, 50, 4096]) {
-        const got = logPairs(rs, (k) => day[k], Int32Array.from(pool), start, count, 40, 0.8, block).map(([i, j, jac]) => `${i} ${j} ${jac}`);
+        const words = Int32Array.from(pool);
+        const got = logPairs(rs, (k) => day[k], { arr: () => words, start: (k) => start[k]! }, count, 40, 0.8, block).map(([i, j, jac]) => `${i} ${j} ${jac}`);
         expect(got, `seed ${seed} block ${block}`).toEqual(want);
       }
     }

@@ -162,6 +162,9 @@ class PairsOf {
   }
 }
 
+/** Where record k's words are: arr(k)[start(k) … + its count) (arr(k) good until the next call). */
+export interface RecordWords { arr(k: number): Int32Array; start(k: number): number }
+
 /** Records per join in logPairs: a join's fixed costs (its vocabulary ranked, its arrays) shared by many days, its candidates still few. */
 const LOG_BLOCK = 4096;
 
@@ -173,7 +176,7 @@ const LOG_BLOCK = 4096;
  * Comparing every log entry with every other was most of a first health run on years of daily logs
  * (half a million entries) and found the same line on days years apart, which is no copy.
  */
-export function logPairs(rs: ArrayLike<number>, dayOf: (k: number) => string | undefined, ids: Int32Array, start: ArrayLike<number>, count: ArrayLike<number>, vocab: number, t: number, block = LOG_BLOCK): [number, number, number][] {
+export function logPairs(rs: ArrayLike<number>, dayOf: (k: number) => string | undefined, words: RecordWords, count: ArrayLike<number>, vocab: number, t: number, block = LOG_BLOCK): [number, number, number][] {
   const byDay = new Map<string, number[]>();
   const undated: number[] = [];
   let newest = '';
@@ -201,9 +204,9 @@ export function logPairs(rs: ArrayLike<number>, dayOf: (k: number) => string | u
     from = to;
     if (win.length < 2) continue;
     // the block's words renumbered from 0 (the join's arrays are as long as its vocabulary)
-    let words = 0;
-    for (const i of win) words += count[rs[i]!]!;
-    const pool = scratch(14, words, false);
+    let size = 0;
+    for (const i of win) size += count[rs[i]!]!;
+    const pool = scratch(14, size, false);
     const st = scratch(15, win.length, false);
     const ct = scratch(16, win.length, false);
     const seen: number[] = [];
@@ -212,7 +215,8 @@ export function logPairs(rs: ArrayLike<number>, dayOf: (k: number) => string | u
       const k = rs[i]!;
       st[y] = at;
       ct[y] = count[k]!;
-      for (let x = start[k]!, e = x + count[k]!; x < e; x++) {
+      const ids = words.arr(k);
+      for (let x = words.start(k), e = x + count[k]!; x < e; x++) {
         const w = ids[x]!;
         let l = local[w]!;
         if (l < 0) { l = local[w] = seen.length; seen.push(w); }
@@ -277,7 +281,7 @@ export const check: Check = {
         return m?.recs;
       });
       // made now (`made`: the reused buffer), kept (`revived`: the shared arrays) or made earlier this run (counted then, else unpacked now)
-      total += (made ?? revived)?.length ?? packed.get(r) ?? unpackInts(r.w, true)!.length;
+      if (group === 'fact') total += (made ?? revived)?.length ?? packed.get(r) ?? unpackInts(r.w, true)!.length;
       got.push([f, group, r]);
       sizes[group] += r.ids.length;
     }
@@ -289,13 +293,18 @@ export const check: Check = {
     const recCount = { a: new Int32Array(n) };
     const rsOf = { fact: new Int32Array(sizes.fact), log: new Int32Array(sizes.log) };
     const inGroup = { fact: 0, log: 0 };
-    // each file's numbers copied whole (a record's line and count stay in the pool between the
-    // records' words, which start and count delimit): one copy a file, not one a word
+    // the fact files' numbers in one pool (facts are joined all with all), each file's copied
+    // whole (a record's line and count stay in the pool between the records' words, which start
+    // and count delimit); a log record's stay packed in its file's summary, unpacked a block of
+    // days at a time by the join (years of daily logs are most of the words: a pool of them all
+    // was the largest array of a run)
     const ids = new Int32Array(total);
     let used = 0;
     for (const [f, group, r] of got) {
       const w = unpackInts(r.w, true)!;
-      ids.set(w, used);
+      // a log record's start: in its file's numbers
+      const base = group === 'fact' ? used : 0;
+      if (group === 'fact') { ids.set(w, used); used += w.length; }
       byFile.push([r, nRecs]);
       const fi = files.push(f) - 1;
       const rs = rsOf[group];
@@ -303,35 +312,54 @@ export const check: Check = {
         const count = w[i + 1]!;
         recFile.a[nRecs] = fi;
         recLine.a[nRecs] = w[i]!;
-        recStart.a[nRecs] = used + i + 2;
+        recStart.a[nRecs] = base + i + 2;
         recCount.a[nRecs] = count;
         rs[inGroup[group]++] = nRecs++;
         i += 2 + count;
       }
-      used += w.length;
     }
     got.length = 0;
+    const isFact = (k: number): boolean => groupOf(files[recFile.a[k]!]!) === 'fact';
     if (memo) {
       // words no entry uses any more (kept words grow with every change): numbered afresh when over half
-      const mark = new Uint8Array(vocab.size);
-      let live = 0;
-      for (let k = 0; k < nRecs; k++) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) if (!mark[ids[i]!]) { mark[ids[i]!] = 1; live++; }
+      // (a vocabulary made this run has no such word: every file's records were made with it)
+      let live = vocab.size;
+      if (memo.keptWords > 0 && vocab.size > 4096) {
+        const mark = new Uint8Array(vocab.size);
+        live = 0;
+        for (const [r] of byFile) {
+          const w = unpackInts(r.w, true)!;
+          for (let i = 0; i < w.length; i += 2 + w[i + 1]!) for (let j = i + 2, e = j + w[i + 1]!; j < e; j++) if (!mark[w[j]!]) { mark[w[j]!] = 1; live++; }
+        }
+      }
       if (vocab.size > 4096 && live * 2 < vocab.size) {
         const next = new Vocab();
         const map = new Int32Array(vocab.size).fill(-1);
-        for (let k = 0; k < nRecs; k++) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) { const o = ids[i]!; if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); ids[i] = map[o]!; }
-        for (let b = 0; b < byFile.length; b++) {
-          const [r, first] = byFile[b]!;
-          const end = b + 1 < byFile.length ? byFile[b + 1]![1] : nRecs;
-          const w: number[] = [];
-          for (let k = first; k < end; k++) { w.push(recLine.a[k]!, recCount.a[k]!); for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) w.push(ids[i]!); }
+        const to = (o: number): number => { if (map[o]! < 0) map[o] = next.id(vocab.words[o]!); return map[o]!; };
+        for (const [r] of byFile) {
+          const w = unpackInts(r.w)!;
+          for (let i = 0; i < w.length; i += 2 + w[i + 1]!) for (let j = i + 2, e = j + w[i + 1]!; j < e; j++) w[j] = to(w[j]!);
           r.w = packInts(w);
+          packed.set(r, w.length);
         }
+        for (let k = 0; k < nRecs; k++) if (isFact(k)) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) ids[i] = to(ids[i]!);
         vocab = next;
         memo.renumbered(next);
       }
     }
-    const words = (k: number): string[] => Array.from(ids.subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
+    /** Where a record's words are: facts in the pool, a log's in its file's numbers (the file last asked for kept unpacked). */
+    let cached = -1;
+    let cachedWords: Int32Array = ids;
+    const source: RecordWords = {
+      arr: (k) => {
+        if (isFact(k)) return ids;
+        const fi = recFile.a[k]!;
+        if (fi !== cached) { cached = fi; cachedWords = unpackInts(byFile[fi]![0].w)!; }
+        return cachedWords;
+      },
+      start: (k) => recStart.a[k]!,
+    };
+    const words = (k: number): string[] => Array.from(source.arr(k).subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
     const fileOf = (k: number): MemFile => files[recFile.a[k]!]!;
     const recId = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.ids[k - first]!; };
     const recKey = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.keys[k - first] ?? ''; };
@@ -339,7 +367,7 @@ export const check: Check = {
     const counts = recCount.a;
     const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
       fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
-      log: rsOf.log.length ? logPairs(rsOf.log, (k) => fileOf(k).date, ids, recStart.a, counts, vocab.size, t) : [],
+      log: rsOf.log.length ? logPairs(rsOf.log, (k) => fileOf(k).date, source, counts, vocab.size, t) : [],
     });
     // the pairs, kept while no compared file changed, came or went (the join is most of the check)
     const pairs = !memo ? join() : memo.across('near-duplicates', settled ? `day-window\0${t}\0${inputs!.digest('base64')}` : undefined, () => new PairsOf(join(), rsOf, counts), (x) => {
