@@ -24,7 +24,7 @@
  * only that is given), as a whole process, against bare `node -e ""` (medians, interleaved).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Args, CommandResult, Io } from '../cli/spec.js';
@@ -218,7 +218,8 @@ export const bench: BenchSpec = {
   async run(ctx: Ctx, args: Args, _io: Io): Promise<CommandResult> {
     const given = flagString(args, 'data');
     const files = given ? [resolve(ctx.cwd, given)] : [defaultData('annotated.json'), defaultData('freeform-notes.json')];
-    if (files.some((f) => !f)) throw new UsageError('bench extract needs --data FILE', 'an annotated set such as test/fixtures/extract/annotated.json or test/fixtures/extract/freeform-notes.json');
+    // the default sets are in the source repository (test/fixtures), not in an installed package
+    if (files.some((f) => !f || (!given && !existsSync(f)))) throw new UsageError('bench extract needs --data FILE here (its default sets ship with the source repository, not the package)', 'an annotated set such as test/fixtures/extract/annotated.json or test/fixtures/extract/freeform-notes.json of a memtier clone');
     const rep: ExtractBenchReport = {};
     const out: string[] = [];
     const row = (k: string, p: PR | NotesPR): string => `${k.padEnd(10)} ${p.precision.toFixed(3)}  ${p.recall.toFixed(3)}   (${p.correct} right of ${p.proposed} proposed, ${'found' in p ? `${p.found} of ${p.expected} typed lines found` : `${p.expected} expected`})`;

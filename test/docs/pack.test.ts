@@ -37,6 +37,13 @@ describe('npm pack', () => {
     }
   });
 
+  it('every file package.json names is in it (bin, main, types, exports, the OpenClaw extensions)', () => {
+    const pkg = JSON.parse(read('package.json')) as { bin?: Record<string, string>; main?: string; types?: string; exports?: unknown; openclaw?: { extensions?: string[] } };
+    const named = [...Object.values(pkg.bin ?? {}), pkg.main, pkg.types, ...JSON.stringify(pkg.exports ?? null).match(/"\.\/[^"]+"/g)?.map((x) => x.slice(1, -1)) ?? [], ...(pkg.openclaw?.extensions ?? [])];
+    const missing = named.filter((x): x is string => x !== undefined).map((x) => normalize(x)).filter((x) => !files.includes(x));
+    expect(missing).toEqual([]);
+  });
+
   it('every relative link of its markdown leads inside the package', () => {
     const inside = new Set(files);
     const dirs = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('/'))));

@@ -183,8 +183,14 @@ describe('health-summary.json', () => {
     const root = mkdtempSync(join(tmpdir(), 'memtier-summary-'));
     roots.push(root);
     generateMemory(root, 30);
+    // a near-duplicate among the logs: found again through the renumbered words
+    const days = readdirSync(join(root, 'memory/episodic')).filter((n) => n.endsWith('.md')).sort();
+    const line = (id: string): string => `\n- 10:00 [DECISION] the nightly job renumbers its kept words once most went unused ^${id}\n`;
+    appendFileSync(join(root, 'memory/episodic', days[0]!), line('renu0001'));
+    appendFileSync(join(root, 'memory/episodic', days[1]!), line('renu0002'));
     age(root);
     const ref = await report(root);
+    expect(JSON.stringify(ref.findings)).toContain(`100% the same as memory/episodic/${days[0]}`);
     const kept = readKept(root);
     const used = kept.words.length;
     // words of notes long gone, at the end (the kept numbers stay valid)
