@@ -21,16 +21,16 @@
  * memories run on a simulated clock (6 hours a second from 2026-05-01) so rotation, the archive
  * and the reviews see several days. The same seed replays the same choices; the timings differ.
  */
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Child } from './child.mjs';
 import { makeRandom, payload, query } from './random.mjs';
 import { checkMemory, hashTree } from './check.mjs';
 
 export const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 const BIN = join(REPO, 'bin/memtier.js');
-const RUNNER = join(REPO, 'test/chaos/runner.mjs');
 
 /** The simulated clock: 2026-05-01 08:00 UTC plus 6 hours per real second. */
 const SIM_START = Date.parse('2026-05-01T08:00:00Z');
@@ -135,51 +135,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
 
   // --- children -----------------------------------------------------------------------------------
   const children = new Set(); // live Child objects, for the killer
-  class Child {
-    constructor(name) { this.name = name; this.proc = undefined; this.pending = undefined; this.seq = 0; this.killedByKiller = false; this.stderr = ''; this.spared = false; }
-    async start() {
-      this.killedByKiller = false;
-      const proc = fork(RUNNER, [], { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: baseEnv });
-      this.proc = proc;
-      proc.on('error', () => { /* a send to a killed child: its 'exit' follows */ });
-      proc.stderr.setEncoding('utf8').on('data', (s) => { this.stderr = (this.stderr + s).slice(-4000); });
-      const ready = new Promise((res) => {
-        proc.on('message', (m) => {
-          if (m.ready) res(true);
-          else if (this.pending && m.seq === this.pending.seq) { const p = this.pending; this.pending = undefined; p.resolve({ ...m, dead: false }); }
-        });
-        proc.on('exit', (code, signal) => {
-          children.delete(this);
-          this.proc = undefined;
-          res(false);
-          if (this.pending) { const p = this.pending; this.pending = undefined; p.resolve({ dead: true, code, signal, byKiller: this.killedByKiller }); }
-        });
-      });
-      children.add(this);
-      return ready;
-    }
-    /** Run one job; resolves with the reply, or {dead: true, signal, byKiller} when the child died. */
-    async run(job) {
-      // none started once the run is stopping: the last kill has been dealt, a child started after
-      // it would outlive the run (and keep the harness's process alive)
-      while (!this.proc) {
-        if (stopping) return { dead: true, code: null, signal: null, byKiller: true };
-        if (!(await this.start())) await sleep(10);
-      }
-      const seq = ++this.seq;
-      return new Promise((resolve) => {
-        this.pending = { seq, resolve };
-        // A child that died meanwhile: its 'exit' resolves the job, the send error is expected.
-        try { this.proc.send({ ...job, seq }, () => {}); } catch { /* idem */ }
-      });
-    }
-    kill(byKiller) {
-      if (!this.proc) return false;
-      this.killedByKiller = byKiller;
-      try { process.kill(-this.proc.pid, 'SIGKILL'); } catch { try { this.proc.kill('SIGKILL'); } catch { /* gone */ } }
-      return true;
-    }
-  }
+  const run = { env: baseEnv, children, stopping: () => stopping };
 
   /** A CLI job with a crash point maybe armed; records a point that fired. */
   const cli = async (child, r, argv, { stdin, extraEnv = {} } = {}) => {
@@ -276,7 +232,7 @@ export async function runChaos({ seed, seconds = 60, matrix = false, log = () =>
 
   const loops = roles.map(async ([name, step]) => {
     const r = rnd.fork();
-    const child = new Child(name);
+    const child = new Child(name, run, { stderrTail: true });
     while (!stopping) await step(child, r);
     return child;
   });

@@ -41,18 +41,18 @@
  * Memories run on the simulated clock of harness.mjs (6 hours a second from 2026-05-01), shared by
  * all machines. The same seed replays the same choices; the timings differ.
  */
-import { fork, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Child } from './child.mjs';
 import { makeRandom, payload } from './random.mjs';
 import { hashTree } from './check.mjs';
 import { crashPoints, health, REPO } from './harness.mjs';
 
 const BIN = join(REPO, 'bin/memtier.js');
-const RUNNER = join(REPO, 'test/chaos/runner.mjs');
 const dist = (p) => import(pathToFileURL(join(REPO, 'dist/lib', p)).href);
 const { parseFrontmatter } = await dist('format/frontmatter.js');
 const { isTornEntry } = await dist('store/store.js');
@@ -182,47 +182,8 @@ export async function runMachines({ seed, seconds = 60, machines: count = 3, wri
   };
 
   // --- children (as in harness.mjs) ------------------------------------------------------------------
-  const children = new Set();
-  class Child {
-    constructor(name) { this.name = name; this.proc = undefined; this.pending = undefined; this.seq = 0; this.killedByKiller = false; this.spared = false; }
-    async start() {
-      this.killedByKiller = false;
-      const proc = fork(RUNNER, [], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], env: baseEnv });
-      this.proc = proc;
-      proc.on('error', () => { /* a send to a killed child: its 'exit' follows */ });
-      const ready = new Promise((res) => {
-        proc.on('message', (m) => {
-          if (m.ready) res(true);
-          else if (this.pending && m.seq === this.pending.seq) { const p = this.pending; this.pending = undefined; p.resolve({ ...m, dead: false }); }
-        });
-        proc.on('exit', (code, signal) => {
-          children.delete(this);
-          this.proc = undefined;
-          res(false);
-          if (this.pending) { const p = this.pending; this.pending = undefined; p.resolve({ dead: true, code, signal, byKiller: this.killedByKiller }); }
-        });
-      });
-      children.add(this);
-      return ready;
-    }
-    async run(job) {
-      while (!this.proc) {
-        if (stopping) return { dead: true, code: null, signal: null, byKiller: true };
-        if (!(await this.start())) await sleep(10);
-      }
-      const seq = ++this.seq;
-      return new Promise((resolve) => {
-        this.pending = { seq, resolve };
-        try { this.proc.send({ ...job, seq }, () => {}); } catch { /* its 'exit' resolves the job */ }
-      });
-    }
-    kill(byKiller) {
-      if (!this.proc) return false;
-      this.killedByKiller = byKiller;
-      try { process.kill(-this.proc.pid, 'SIGKILL'); } catch { try { this.proc.kill('SIGKILL'); } catch { /* gone */ } }
-      return true;
-    }
-  }
+  const children = new Set(); // live Child objects, for the killer
+  const run = { env: baseEnv, children, stopping: () => stopping };
 
   /** A CLI job on machine `m`, a crash point maybe armed; records a point that fired. */
   const cli = async (m, child, r, argv, { stdin, extraEnv = {} } = {}) => {
@@ -400,7 +361,7 @@ export async function runMachines({ seed, seconds = 60, machines: count = 3, wri
   });
   const loops = roles.map(async ([, name, step]) => {
     const r = rnd.fork();
-    const child = new Child(name);
+    const child = new Child(name, run);
     while (!stopping) await step(child, r);
     return child;
   });
