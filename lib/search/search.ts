@@ -808,14 +808,24 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     for (const s of scored) {
       const src = s.nb >= 0 ? bySlot.get(s.nb) : undefined;
       if (!src || !src.isOpen || !s.stated || s.slot < src.slot || s.bm >= src.bm || !sameThread(s.d, src.d)) continue;
+      // after it in time: in the same section (a state file's sections are no timeline: its
+      // "Key Context" line did not follow its "Current Task")
+      if (s.d.u.path === src.d.u.path && s.d.u.heading !== src.d.u.heading) continue;
       const had = first.get(src.slot);
       if (!had || s.slot < had.slot) first.set(src.slot, s);
     }
+    // a task or pending item (not a question) that shares the open item's thread asks the same
+    // thing (the session's current task and the buffer's task to look into it): the finding
+    // answers it too, and ranks above the best of them
+    const tasks = scored.filter((o) => o.isOpen && isTask(o.d.u));
     const raisedSet = new Set<number>();
     for (const src of [...scored].sort((a, b) => b.score - a.score)) {
       const s = first.get(src.slot);
-      if (!s || raisedSet.has(src.slot) || s.score > src.score) continue;
-      const raised = src.score + Math.min(0.001, src.score / 2);
+      if (!s || raisedSet.has(src.slot)) continue;
+      let top = src.score;
+      if (isTask(src.d.u)) for (const o of tasks) if (o.score > top && o.slot !== s.slot && sameThread(o.d, src.d)) top = o.score;
+      if (s.score > top) continue;
+      const raised = top + Math.min(0.001, top / 2);
       if (s.explain) { s.explain.findingAbove = round(raised / s.score); s.explain.score = round(raised); }
       s.score = raised;
       raisedSet.add(s.slot);
@@ -896,6 +906,11 @@ function bestLines(text: string, idf: Map<string, number>): string[] {
     if (mass > best) { best = mass; out = [l]; } else if (mass === best && mass > 0) out.push(l);
   }
   return out;
+}
+
+/** A task or pending item: an open item by its label or its section (not a question). */
+function isTask(u: Unit): boolean {
+  return OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading);
 }
 
 /** An open item: a pending item or task, a line under an open-items heading, a question (OPEN_LABEL, OPEN_HEADING, OPEN_TEXT). */

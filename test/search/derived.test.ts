@@ -199,6 +199,40 @@ describe('the finding after the open item', () => {
   });
 });
 
+describe('the finding after the open item, with a session state', () => {
+  it("ranks above the session's current task on the same problem, and the state file's context line is no finding (English and Chinese)", async () => {
+    for (const [state, day, q, finding, context] of [
+      [
+        '# SESSION-STATE\n\n## Current Task\n- investigate the checkout API latency spikes at lunch\n\n## Key Context\n- the latency spikes cluster between 12:00 and 12:15, when the lunch promotions start\n',
+        '# 2026-07-20\n\n- 09:00 [TASK] look at the checkout API latency at lunch, pull the traces first #checkout ^ckte0001\n- 09:40 [TECH] the payment client opens a new TLS connection per request, no keep-alive #checkout ^ckte0002\n',
+        'did we find the cause of the checkout API latency spikes at lunch', 'ckte0002', 'the latency spikes cluster',
+      ],
+      [
+        '# SESSION-STATE\n\n## Current Task\n- 排查结算接口在午高峰的延迟抖动\n\n## Key Context\n- 抖动集中在 12:00-12:15，午间促销开始的时候\n',
+        '# 2026-07-20\n\n- 09:00 [TASK] 看结算接口午高峰延迟，先拉链路数据 #checkout ^cktz0001\n- 09:40 [TECH] 支付客户端每个请求新建 TLS 连接，没有 keep-alive #checkout ^cktz0002\n',
+        '结算接口午高峰延迟抖动的原因查到了吗', 'cktz0002', '抖动集中在',
+      ],
+    ] as const) {
+      const root = join(tmpTree(), 'mem');
+      expect((await runCli(['init', root])).code).toBe(0);
+      writeFileSync(join(root, 'SESSION-STATE.md'), state);
+      writeFileSync(join(root, 'memory/episodic/2026-07-20.md'), day);
+      const s = JSON.parse((await runCli(['search', '--root', root, '--now', '2026-07-20T12:00:00', q, '--json', '--explain'])).stdout);
+      const at = (f: (r: any) => boolean): number => s.results.findIndex(f);
+      const found = at((r) => r.id === finding);
+      // above the day's task it follows, and above the session's current task on the same problem
+      expect(found, q).toBeGreaterThanOrEqual(0);
+      expect(found, q).toBeLessThan(at((r) => r.id === `${finding.slice(0, 4)}0001`));
+      expect(found, q).toBeLessThan(at((r) => r.path === 'SESSION-STATE.md' && r.heading.includes('Current Task')));
+      expect(s.results[found].explain.findingAbove).toBeGreaterThan(1);
+      // a state file's sections are no timeline: its context line did not follow its current task
+      const ctx = s.results.find((r: any) => r.text.includes(context));
+      expect(ctx, q).toBeDefined();
+      expect(ctx.explain.findingAbove).toBeUndefined();
+    }
+  });
+});
+
 describe('a note line restating a log entry ranks below the entry', () => {
   it('the dated entry comes first, the note that copies it right after; a note line that only shares a few words keeps its place', async () => {
     const root = join(tmpTree(), 'mem');
