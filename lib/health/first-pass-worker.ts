@@ -2,14 +2,14 @@
  * health's first-pass worker thread (started by first-pass.ts, never loaded otherwise, often while
  * the main thread still walks the memory): sent the files the main thread walked, over a lazy snapshot of them it claims files from the back of the pass
  * through the shared counter until none is left, makes each one's summaries and local findings as
- * the main thread would (filePass), and hands them over BATCH_FILES files at a time, the last
+ * the main thread would (filePass), and hands them over init.batch (BATCH_FILES) files at a time, the last
  * batch marked done.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { silentLogger, type Ctx } from '../core/context.js';
 import { lazySnapshotOf } from '../memory/snapshot.js';
 import { CHECKS } from './checks/index.js';
-import { BATCH_FILES, filePass, type PassAnswer, type PassInit, type PassStart } from './first-pass.js';
+import { filePass, type PassAnswer, type PassInit, type PassStart } from './first-pass.js';
 import { FileMemo } from './summary.js';
 import type { CheckEnv, Finding } from './types.js';
 
@@ -42,7 +42,7 @@ async function main(init: PassInit): Promise<PassAnswer> {
     if (!f) throw new Error(`not in the snapshot: ${rel}`);
     findings.push([rel, await one(f)]);
     files.push([rel, memo.takeOf(rel)]);
-    if (files.length === BATCH_FILES) parentPort!.postMessage(batch(false));
+    if (files.length === init.batch) parentPort!.postMessage(batch(false));
   }
   return batch(true);
 }

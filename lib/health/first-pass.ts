@@ -70,6 +70,8 @@ export interface PassInit {
   nowMs: number;
   atMs: number;
   cwd: string;
+  /** Files a batch of the answer holds (BATCH_FILES; tests: fewer). */
+  batch: number;
 }
 
 /**
@@ -169,7 +171,9 @@ export interface PassOptions {
   /** Tests: the main thread starts its share only once the worker has claimed its first file (else, on a small pass, it may do every file before the worker starts). */
   workerFirst?: boolean;
   /** Told how many of the files the worker did, and whether a worker was started during the walk (tests). */
-  done?: (s: { files: number; onWorker: number; early: boolean }) => void;
+  done?: (s: { files: number; onWorker: number; early: boolean; batches: number }) => void;
+  /** Tests: files a batch of the worker's answer holds (default BATCH_FILES). */
+  batch?: number;
 }
 
 /**
@@ -186,7 +190,8 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
   let claimed: Int32Array | undefined;
   const note = async (f: MemFile): Promise<void> => { files.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs, findings: await one(f) }); progress.tick(claimed ? Math.min(Atomics.load(claimed, 0), todo.length) : ++through); };
   let onWorker = 0;
-  const result = (): Kept => { progress.done(); o.done?.({ files: todo.length, onWorker, early: o.early !== undefined }); return { files, checks: kept?.checks ?? new Map() }; };
+  let batches = 0;
+  const result = (): Kept => { progress.done(); o.done?.({ files: todo.length, onWorker, early: o.early !== undefined, batches }); return { files, checks: kept?.checks ?? new Map() }; };
   let bytes = 0;
   for (const f of todo) bytes += f.size;
   const u = env.memo && todo.length > 1 && poolSize(env.ctx.env, 'MEMTIER_HEALTH_WORKERS', { files: todo.length, bytes }, o.host ?? machine) > 0 ? o.url ?? url() : undefined;
@@ -210,6 +215,7 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
     nowMs: env.ctx.clock.now().getTime(),
     atMs: env.memo!.atMs,
     cwd: env.ctx.cwd,
+    batch: o.batch ?? BATCH_FILES,
   };
   try {
     worker.postMessage(init);
@@ -223,6 +229,7 @@ export async function firstPass(checks: readonly Check[], snap: Snapshot, env: C
   for (const c of checks) if (c.renumberSummary) renumber.set(c.id, c.renumberSummary.bind(c));
   const delivered = new Set<string>();
   take((m) => {
+    batches++;
     env.memo!.adopt(m.words, m.files, renumber);
     for (const [rel, found] of m.findings) {
       const f = snap.byRel.get(rel)!;

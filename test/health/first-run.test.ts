@@ -114,6 +114,10 @@ describe('health, first run (nothing kept)', () => {
     // worker's word numbers are translated into the main thread's (FileMemo.adopt)
     appendFileSync(join(root, 'MEMORY.md'), '\n- [PREF] Ana prefers short written status reports every Friday morning\n');
     writeFileSync(join(root, 'memory', 'semantic', 'zz-last.md'), '# Last\n\n- [PREF] Ana prefers short written status reports every Friday mornings\n');
+    // and one in the worker's fifth file from the back: in a later batch when batches are small,
+    // found only when that batch's words are numbered with the words of the batches before
+    appendFileSync(join(root, 'MEMORY.md'), '- [DECISION] the billing exports run every night against the replica database\n');
+    writeFileSync(join(root, 'memory', 'semantic', 'zv-later.md'), '# Later\n\n- [DECISION] the billing exports run every night against the replica databases\n');
     // files the worker must report as the main thread does: invalid UTF-8, a NUL byte, a credential
     writeFileSync(join(root, 'memory', 'semantic', 'zy-bad-utf8.md'), Buffer.from([0x23, 0x20, 0x78, 0xff, 0xfe, 0x0a]));
     writeFileSync(join(root, 'memory', 'semantic', 'zx-nul.md'), '# a\u0000b\n');
@@ -122,12 +126,13 @@ describe('health, first run (nothing kept)', () => {
     const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { const p = join(d, e.name); if (e.isDirectory()) walk(p); else utimesSync(p, old, old); } };
     walk(root);
     const kept = (): string => readFileSync(join(root, '.memtier', 'health-files.json'), 'utf8');
-    const run = async (workers: string, url?: URL): Promise<{ report: HealthReport; onWorker: number; files: string }> => {
+    const run = async (workers: string, url?: URL, batch?: number): Promise<{ report: HealthReport; onWorker: number; batches: number; files: string }> => {
       forget(root);
       let onWorker = -1;
-      const report = await runHealth(testCtx(root, undefined, undefined, { MEMTIER_HEALTH_WORKERS: workers }), { firstPass: { ...(url ? { url } : {}), workerFirst: url === WORKER, done: (s) => { onWorker = s.onWorker; } } });
+      let batches = -1;
+      const report = await runHealth(testCtx(root, undefined, undefined, { MEMTIER_HEALTH_WORKERS: workers }), { firstPass: { ...(url ? { url } : {}), ...(batch ? { batch } : {}), workerFirst: url === WORKER, done: (s) => { onWorker = s.onWorker; batches = s.batches; } } });
       writeHealthJson(testCtx(root), report);
-      return { report, onWorker, files: kept() };
+      return { report, onWorker, batches, files: kept() };
     };
     const alone = await run('0');
     const shared = await run('1', WORKER);
@@ -136,8 +141,16 @@ describe('health, first run (nothing kept)', () => {
     expect(shared.onWorker).toBeGreaterThanOrEqual(4); // at least the four z* files at the back
     expect(said(shared.report)).toEqual(said(alone.report));
     expect(shared.report.findings.filter((f) => f.check === 'near-duplicates' && f.file === 'memory/semantic/zz-last.md')).toHaveLength(1);
+    expect(alone.report.findings.filter((f) => f.check === 'near-duplicates' && f.file === 'memory/semantic/zv-later.md')).toHaveLength(1);
     for (const file of ['memory/semantic/zy-bad-utf8.md', 'memory/semantic/zx-nul.md', 'memory/semantic/zw-secret.md']) expect(shared.report.findings.some((f) => f.file === file && f.severity === 'fail'), file).toBe(true);
     expect(shared.files).toEqual(alone.files);
+    // the worker's files in batches of 3, each with the words it numbered since the batch before,
+    // taken in while the main thread still passes over its own: the same report
+    const batched = await run('1', WORKER, 3);
+    expect(batched.batches).toBeGreaterThanOrEqual(2);
+    expect(batched.onWorker).toBeGreaterThanOrEqual(4);
+    expect(said(batched.report)).toEqual(said(alone.report));
+    expect(batched.files).toEqual(alone.files);
     // the next run takes the summaries the shared pass kept, and reports the same
     // (but for what .memtier/ holds now: the kept files were written since)
     const next = await runHealth(testCtx(root));
