@@ -51,17 +51,8 @@ function oversized(rel: string, size: number): MemtierError {
   return new MemtierError(`file is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`, { code: 'oversized', rule: 'max-file-size', file: rel, hint: 'split it into smaller notes, or archive old parts' });
 }
 
-/** readMemoryFile's buffer, reused from file to file (a file up to its size): see readBytes. */
-let scratch = Buffer.allocUnsafe(1 << 16);
-const SCRATCH_MAX = 1 << 20;
-
-/**
- * Read a whole file by descriptor (no link followed, FIFOs never block), bounded by MAX_FILE_BYTES.
- * With `reuse` the bytes are in a buffer the next such read overwrites (the caller decodes them at
- * once): a first health run reads ten thousand files, and a buffer of its own for each was as
- * many allocations outside the heap, freed only by a later collection, tens of MB of the peak.
- */
-function readBytes(root: string, rel: string, folders?: Set<string>, reuse = false): Buffer | undefined {
+/** Read a whole file by descriptor (no link followed, FIFOs never block), bounded by MAX_FILE_BYTES. */
+function readBytes(root: string, rel: string, folders?: Set<string>): Buffer | undefined {
   // the folders' check is shared only where O_NOFOLLOW guards the file itself
   const abs = resolveInside(root, rel, folders && O_NOFOLLOW !== 0 ? { folders } : {});
   let fd: number;
@@ -77,8 +68,7 @@ function readBytes(root: string, rel: string, folders?: Set<string>, reuse = fal
     const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(rel);
     if (st.size > MAX_FILE_BYTES) throw oversized(rel, st.size);
-    if (reuse && st.size > scratch.length && st.size <= SCRATCH_MAX) scratch = Buffer.allocUnsafe(Math.max(st.size, scratch.length * 2));
-    const buf = reuse && st.size <= scratch.length ? scratch.subarray(0, st.size) : Buffer.allocUnsafe(st.size);
+    const buf = Buffer.allocUnsafe(st.size);
     let off = 0;
     while (off < buf.length) {
       const n = readSync(fd, buf, off, buf.length - off, off);
@@ -96,7 +86,7 @@ function readBytes(root: string, rel: string, folders?: Set<string>, reuse = fal
  * pass over many files already found real (resolveInside).
  */
 export function readMemoryFile(root: string, rel: string, folders?: Set<string>): string | undefined {
-  const buf = readBytes(root, rel, folders, true);
+  const buf = readBytes(root, rel, folders);
   return buf === undefined ? undefined : decodeStrict(buf, rel);
 }
 
