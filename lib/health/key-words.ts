@@ -53,21 +53,10 @@ export class Vocab {
     return this.find(a, b, word, 0, word.length, false);
   }
 
-  /** The number of text[s, e) lower-cased (A–Z only: the text is ASCII). */
-  idLower(text: string, s: number, e: number): number {
-    let a = FNV;
-    let b = SEED2;
-    for (let i = s; i < e; i++) {
-      const c = lower(text.charCodeAt(i));
-      a = Math.imul(a ^ c, FNV_PRIME);
-      b = Math.imul(b ^ c, PRIME2);
-    }
-    return this.find(a, b, text, s, e, true);
-  }
-
   /**
-   * The number of text[s, e), whose hashes the caller computed as idLower does (`a`, `b`):
-   * KeyWordIds hashes a word while it scans it. A slot holds the first hash beside the number, so
+   * The number of text[s, e) (lower-cased when `fold`: A–Z only, the text is ASCII), whose hashes
+   * `a`, `b` the caller computed as id() does, over the lower-cased characters: KeyWordIds hashes a
+   * word while it scans it. A slot holds the first hash beside the number, so
    * a probe reads one place in memory, and the word's own figures one more (not its string).
    */
   find(a: number, b: number, text: string, s: number, e: number, fold: boolean): number {
@@ -167,7 +156,7 @@ export class KeyWordIds {
     this.ids[this.length++] = id;
   }
 
-  /** The word t[start, i) hashed `a`, `b` (Vocab.idLower's), if a word starts (start ≥ 0) and keyWords keeps it; returns -1 (no word started). */
+  /** The word t[start, i) hashed `a`, `b` (Vocab.find's), if a word starts (start ≥ 0) and keyWords keeps it; returns -1 (no word started). */
   private word(t: string, start: number, i: number, a: number, b: number): number {
     if (start >= 0 && (i - start > 1 || t.charCodeAt(start) <= 57)) this.push(this.vocab.find(a, b, t, start, i, true));
     return -1;

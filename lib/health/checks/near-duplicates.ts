@@ -263,9 +263,8 @@ export const check: Check = {
     // node:crypto only here, where summaries are kept (a full run): `health --quiet` and the checks' other callers never load it
     const inputs = memo ? (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha1') : undefined;
     let settled = true;
-    // first each file's records and how many numbers they hold, then the pool of every record's
-    // words at its exact size (the pool is the largest array here), each file's numbers unpacked
-    // again into it: no array per file is held meanwhile
+    // first each file's records and how many records and (fact files) numbers they hold, then the
+    // records' figures and the facts' pool at their exact sizes, each file's numbers unpacked again
     const got: [MemFile, 'fact' | 'log', FileRecs][] = [];
     let total = 0;
     const sizes = { fact: 0, log: 0 };
@@ -287,10 +286,12 @@ export const check: Check = {
     }
     // the records' figures in arrays of their exact size (a file's records are as many as its ids)
     const n = sizes.fact + sizes.log;
-    const recFile = { a: new Int32Array(n) };
-    const recLine = { a: new Int32Array(n) };
-    const recStart = { a: new Int32Array(n) };
-    const recCount = { a: new Int32Array(n) };
+    const recFile = new Int32Array(n);
+    const recLine = new Int32Array(n);
+    const recStart = new Int32Array(n);
+    const recCount = new Int32Array(n);
+    /** Per file: 1 for a fact file (its records' words in the pool), 0 for a log. */
+    const fileFact = new Uint8Array(got.length);
     const rsOf = { fact: new Int32Array(sizes.fact), log: new Int32Array(sizes.log) };
     const inGroup = { fact: 0, log: 0 };
     // the fact files' numbers in one pool (facts are joined all with all), each file's copied
@@ -307,19 +308,20 @@ export const check: Check = {
       if (group === 'fact') { ids.set(w, used); used += w.length; }
       byFile.push([r, nRecs]);
       const fi = files.push(f) - 1;
+      fileFact[fi] = group === 'fact' ? 1 : 0;
       const rs = rsOf[group];
       for (let i = 0; i < w.length; ) {
         const count = w[i + 1]!;
-        recFile.a[nRecs] = fi;
-        recLine.a[nRecs] = w[i]!;
-        recStart.a[nRecs] = base + i + 2;
-        recCount.a[nRecs] = count;
+        recFile[nRecs] = fi;
+        recLine[nRecs] = w[i]!;
+        recStart[nRecs] = base + i + 2;
+        recCount[nRecs] = count;
         rs[inGroup[group]++] = nRecs++;
         i += 2 + count;
       }
     }
     got.length = 0;
-    const isFact = (k: number): boolean => groupOf(files[recFile.a[k]!]!) === 'fact';
+    const isFact = (k: number): boolean => fileFact[recFile[k]!] === 1;
     if (memo) {
       // words no entry uses any more (kept words grow with every change): numbered afresh when over half
       // (a vocabulary made this run has no such word: every file's records were made with it)
@@ -342,7 +344,7 @@ export const check: Check = {
           r.w = packInts(w);
           packed.set(r, w.length);
         }
-        for (let k = 0; k < nRecs; k++) if (isFact(k)) for (let i = recStart.a[k]!, e = i + recCount.a[k]!; i < e; i++) ids[i] = to(ids[i]!);
+        for (let k = 0; k < nRecs; k++) if (isFact(k)) for (let i = recStart[k]!, e = i + recCount[k]!; i < e; i++) ids[i] = to(ids[i]!);
         vocab = next;
         memo.renumbered(next);
       }
@@ -353,20 +355,20 @@ export const check: Check = {
     const source: RecordWords = {
       arr: (k) => {
         if (isFact(k)) return ids;
-        const fi = recFile.a[k]!;
+        const fi = recFile[k]!;
         if (fi !== cached) { cached = fi; cachedWords = unpackInts(byFile[fi]![0].w)!; }
         return cachedWords;
       },
-      start: (k) => recStart.a[k]!,
+      start: (k) => recStart[k]!,
     };
-    const words = (k: number): string[] => Array.from(source.arr(k).subarray(recStart.a[k]!, recStart.a[k]! + recCount.a[k]!), (id) => vocab.words[id]!);
-    const fileOf = (k: number): MemFile => files[recFile.a[k]!]!;
-    const recId = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.ids[k - first]!; };
-    const recKey = (k: number): string => { const [r, first] = byFile[recFile.a[k]!]!; return r.keys[k - first] ?? ''; };
+    const words = (k: number): string[] => Array.from(source.arr(k).subarray(recStart[k]!, recStart[k]! + recCount[k]!), (id) => vocab.words[id]!);
+    const fileOf = (k: number): MemFile => files[recFile[k]!]!;
+    const recId = (k: number): string => { const [r, first] = byFile[recFile[k]!]!; return r.ids[k - first]!; };
+    const recKey = (k: number): string => { const [r, first] = byFile[recFile[k]!]!; return r.keys[k - first] ?? ''; };
     const t = env.limits.nearDuplicate;
-    const counts = recCount.a;
+    const counts = recCount;
     const join = (): Record<'fact' | 'log', [number, number, number][]> => ({
-      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart.a[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
+      fact: rsOf.fact.length ? similarIdPairs(ids, rsOf.fact.map((k) => recStart[k]!), rsOf.fact.map((k) => counts[k]!), vocab.size, t) : [],
       log: rsOf.log.length ? logPairs(rsOf.log, (k) => fileOf(k).date, source, counts, vocab.size, t) : [],
     });
     // the pairs, kept while no compared file changed, came or went (the join is most of the check)
@@ -388,8 +390,8 @@ export const check: Check = {
           check: 'near-duplicates',
           severity: 'warn',
           file: fileOf(b).rel,
-          line: recLine.a[b]!,
-          message: `${Math.round(jac * 100)}% the same as ${fileOf(a).rel}:${recLine.a[a]}`,
+          line: recLine[b]!,
+          message: `${Math.round(jac * 100)}% the same as ${fileOf(a).rel}:${recLine[a]}`,
           fix: 'keep one: merge the two, or mark the older one superseded ("memtier supersede")',
         });
       }
