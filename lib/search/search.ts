@@ -713,7 +713,10 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const time = range && !listRange && ((u.date && u.date >= range.from && u.date <= range.to) || mentions.has(view.fileStart(c.file) + c.pos)) ? PARAMS.timeBoost : 1;
     const sup = u.superseded ? 0.5 : 1;
     const derived = !range && CLOSURE_UNIT.test(u.text) ? PARAMS.derivedWeight : 1;
-    const open = wantsAnswer && (OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text)) ? PARAMS.openWeight : 1;
+    // an open item (a task, a question): weighed down for a question not about open items; on a
+    // cause question, what a finding follows (not read otherwise)
+    const openItem = (wantsAnswer || wantsCause) && isOpenItem(u);
+    const open = wantsAnswer && openItem ? PARAMS.openWeight : 1;
     let intent = 1;
     const outcome = wantsOutcome && (u.type === 'DECISION' || u.type === 'LESSON' || CHANGE_WORDS.test(u.text));
     if (wantsNumber && HAS_NUMBER.test(u.text.replace(/\d{4}-\d{2}-\d{2}|\b\d{1,2}:\d{2}\b/g, '').replace(VERSION, ''))) intent *= PARAMS.intentWeight;
@@ -730,7 +733,7 @@ export function rank(ctx: Ctx, view: IndexView, query: string, opts: SearchOptio
     const speaker = PARAMS.speakerWeight !== 1 && !wantsDate ? SPEAKER.exec(u.text) : null;
     const said = speaker && speakerAsked(speaker[1]!) ? PARAMS.speakerWeight : 1;
     const score = said * (bm + c.ctx) * file * tag * type * tier * actF * recency * time * sup * derived * intent * open;
-    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome, isOpen: isOpenItem(u), stated: !isOpenItem(u) && !HEDGED.test(u.text) };
+    const item: (typeof scored)[number] = { d, score, act, via: c.bm > RANGE_FLOOR ? 'terms' : c.ctx > 0 ? 'context' : 'time', slot: view.fileStart(c.file) + c.pos, bm, src: c.ctx > bm ? c.src : -1, nb: c.ctx > 0 ? c.src : -1, intent, outcome, isOpen: openItem, stated: wantsCause && !openItem && !HEDGED.test(u.text) };
     if (opts.explain) {
       item.explain = { bm25: round(bm), context: round(c.ctx), file: round(file), tag, type, tier, activation: round(act), activationFactor: round(actF), recency: round(recency), time, superseded: sup, derived, intent, open, score: round(score) };
       item.explain.matched = terms.filter((t) => d.tf.has(t)).map((t) => `${t}(idf ${round(idf.get(t) ?? 0)})`).join(' ');
@@ -915,7 +918,7 @@ function isTask(u: Unit): boolean {
 
 /** An open item: a pending item or task, a line under an open-items heading, a question (OPEN_LABEL, OPEN_HEADING, OPEN_TEXT). */
 function isOpenItem(u: Unit): boolean {
-  return OPEN_LABEL.test(u.text) || OPEN_HEADING.test(u.heading) || OPEN_TEXT.test(u.text);
+  return isTask(u) || OPEN_TEXT.test(u.text);
 }
 
 /** Do two neighbouring entries share a thread: a tag, or a word (not a number, not one character)? */
